@@ -1,0 +1,34 @@
+"""Exceptions of the engine; the server turns each into a Wyoming ``error`` event."""
+
+
+class HayakoeError(Exception):
+    """Base class: every error the engine raises on purpose derives from it."""
+
+
+class TextError(HayakoeError, ValueError):
+    """The text cannot be synthesized (for example, it is longer than the configured limit)."""
+
+
+class ModelFileError(HayakoeError):
+    """A voice or BERT file is missing, truncated or not a valid model.
+
+    The message names the file and says what to do about it.
+    """
+
+
+class UnknownVoiceError(HayakoeError, KeyError):
+    """No voice of that name is installed or in the catalog."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownStyleError(HayakoeError, KeyError):
+    """The voice has no style (or speaker) of that name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class DownloadError(HayakoeError):
+    """A voice file could not be fetched or failed verification."""

@@ -1,0 +1,162 @@
+"""Audio parity with the reference on the committed tiny synthetic voice.
+
+The voice has the real architecture and random weights: this proves the same graph gets the
+same inputs and the same post-processing (sentences, pauses), not that it sounds good.
+Noise, stochastic durations and sdp_ratio are 0 so both sides are deterministic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wyoming_hayakoe.engine import Engine, SynthesisParams
+
+ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle) missing")
+
+ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+VOICE = "tiny"
+TOLERANCE = 1e-4
+
+SINGLE = [
+    "こんにちは。",
+    "今日はいい天気ですね",
+    "リビングの照明をつけました！",
+    "明日の予定を教えてください？",
+]
+MULTI = [
+    "こんにちは。元気ですか？今日は晴れです！",
+    "玄関のドアが開いています。閉めますか？",
+    "おはようございます。\n今日の最高気温は二十度です。",
+    "えっ！？本当ですか。信じられません……。",
+]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(ROOT, threads=2)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory):
+    from hayakoe import TTS
+
+    cache = tmp_path_factory.mktemp("hayakoe-cache")
+    tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
+    return tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
+
+
+def _params(style: str = "Neutral", weight: float = 1.0, speed: float = 1.0) -> SynthesisParams:
+    return SynthesisParams(
+        style=style,
+        style_weight=weight,
+        speed=speed,
+        sdp_ratio=0.0,
+        noise_scale=0.0,
+        noise_scale_w=0.0,
+    )
+
+
+def _ref_params(p: SynthesisParams):
+    return ref_speaker._SynthesisParams(
+        style=p.style,
+        style_weight=p.style_weight,
+        speed=p.speed,
+        sdp_ratio=p.sdp_ratio,
+        noise=p.noise_scale,
+        noise_w=p.noise_scale_w,
+    )
+
+
+def _reference_render(speaker, text: str, p: SynthesisParams) -> tuple[np.ndarray, list[int]]:
+    """The reference's float audio (before its peak normalization) and its gap lengths."""
+    sentences = ref_speaker._split_sentences(text)
+    rp = _ref_params(p)
+    pauses = speaker._predict_pauses(
+        text, sentences, p.style, p.style_weight, 0, p.speed, p.sdp_ratio, p.noise_scale_w
+    )
+    parts: list[np.ndarray] = []
+    gaps: list[int] = []
+    rate = speaker.sampling_rate
+    for index, sentence in enumerate(sentences):
+        audio, _ = speaker._synthesize_one(sentence, rp)
+        if index > 0:
+            trailing = ref_speaker._measure_trailing_silence(parts[-1], rate)
+            gap = ref_speaker._boundary_gap(trailing, rate, np.float32, pauses, index - 1)
+            gaps.append(len(gap))
+            parts.append(gap)
+        parts.append(audio)
+    return np.concatenate(parts), gaps
+
+
+def _our_render(engine: Engine, text: str, p: SynthesisParams) -> tuple[np.ndarray, list[int]]:
+    voice = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE)
+    parts: list[np.ndarray] = []
+    gaps: list[int] = []
+    for index, sentence in enumerate(engine.render(voice, text, p)):
+        if index > 0:
+            gaps.append(sentence.pause_samples)
+        parts.append(np.zeros(sentence.pause_samples, np.float32))
+        parts.append(sentence.audio)
+    return np.concatenate(parts), gaps
+
+
+def _assert_same_audio(ours: np.ndarray, theirs: np.ndarray) -> None:
+    assert ours.shape == theirs.shape
+    assert np.max(np.abs(theirs)) > 1e-3, "reference audio is silent: the test proves nothing"
+    assert np.max(np.abs(ours - theirs)) <= TOLERANCE
+
+
+@pytest.mark.parametrize("text", SINGLE)
+def test_single_sentence_audio_matches_reference(engine, reference, text: str) -> None:
+    ours, _ = _our_render(engine, text, _params())
+    theirs, _ = _reference_render(reference, text, _params())
+    _assert_same_audio(ours, theirs)
+
+
+@pytest.mark.parametrize("text", MULTI)
+def test_multi_sentence_audio_and_pauses_match_reference(engine, reference, text: str) -> None:
+    ours, our_gaps = _our_render(engine, text, _params())
+    theirs, their_gaps = _reference_render(reference, text, _params())
+    assert our_gaps == their_gaps
+    assert all(gap > 0 for gap in our_gaps)
+    _assert_same_audio(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    ("style", "weight", "speed"), [("Happy", 1.0, 1.0), ("Angry", 0.5, 1.2), ("Sad", 2.0, 0.8)]
+)
+def test_styles_and_speed_match_reference(engine, reference, style, weight, speed) -> None:
+    text = "電気を消しました。おやすみなさい。"
+    p = _params(style, weight, speed)
+    ours, our_gaps = _our_render(engine, text, p)
+    theirs, their_gaps = _reference_render(reference, text, p)
+    assert our_gaps == their_gaps
+    _assert_same_audio(ours, theirs)
+
+
+def test_generator_yields_each_sentence_before_the_next_is_synthesized(engine) -> None:
+    voice = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE)
+    stream = engine.synthesize(voice, "一つ目の文です。二つ目の文です。三つ目の文です。", _params())
+    first = next(stream)
+    assert first.text == "一つ目の文です。"
+    assert len(first.pcm) > 0 and len(first.pcm) % 2 == 0
+    rest = list(stream)
+    assert [s.text for s in rest] == ["二つ目の文です。", "三つ目の文です。"]
+
+
+def test_engine_never_imports_torch() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
+        f"e = Engine(Path({str(ROOT)!r}), threads=1);"
+        f"v = e.load_voice(Path({str(ROOT / 'onnx' / 'speakers' / VOICE)!r}));"
+        "list(e.synthesize(v, 'こんにちは。'));"
+        "bad = [m for m in ('torch', 'transformers', 'hayakoe') if m in sys.modules];"
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])

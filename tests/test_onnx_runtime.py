@@ -1,0 +1,79 @@
+"""ONNX Runtime settings: thread count from the usable CPUs, clear errors for broken files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from wyoming_hayakoe import onnx_runtime
+from wyoming_hayakoe.errors import ModelFileError
+from wyoming_hayakoe.onnx_runtime import RuntimeSettings, default_thread_count
+
+
+def _identity_model(path: Path) -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "identity",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this OS")
+def test_thread_count_follows_cpu_affinity() -> None:
+    code = (
+        "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+        "from wyoming_hayakoe.onnx_runtime import default_thread_count as d; print(d())"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "1"
+    assert 1 <= default_thread_count() <= len(os.sched_getaffinity(0))
+
+
+def test_thread_count_respects_cgroup_quota(tmp_path: Path, monkeypatch) -> None:
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("100000 100000\n")
+    monkeypatch.setattr(onnx_runtime, "_CGROUP_V2_CPU_MAX", cpu_max)
+    assert default_thread_count() == 1
+    cpu_max.write_text("max 100000\n")
+    assert default_thread_count() >= 1
+
+
+def test_explicit_threads_win() -> None:
+    settings = RuntimeSettings.create(3)
+    options = settings.session_options()
+    assert options.intra_op_num_threads == 3
+    assert options.inter_op_num_threads == 1
+    assert RuntimeSettings.create(None).threads == default_thread_count()
+
+
+def test_open_valid_model(tmp_path: Path) -> None:
+    path = tmp_path / "ok.onnx"
+    _identity_model(path)
+    session = RuntimeSettings.create(1).open(path, "Test model")
+    assert [o.name for o in session.get_outputs()] == ["y"]
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "garbage"])
+def test_broken_model_gives_clear_error(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "model.onnx"
+    if damage != "missing":
+        _identity_model(path)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"\x00garbage" * 9)
+    with pytest.raises(ModelFileError) as caught:
+        RuntimeSettings.create(1).open(path, "Test model")
+    message = str(caught.value)
+    assert str(path) in message
+    assert "download" in message.lower()

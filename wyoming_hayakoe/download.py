@@ -1,0 +1,357 @@
+"""Fetch single files from the Hugging Face repository (or a mirror) safely.
+
+A file is written to ``<dest>.part``, resumed with an HTTP Range request after an
+interruption, checked against the size and sha256 the server announces, flushed to
+disk and only then renamed to ``dest``. Nothing downloaded is ever executed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import http.client
+import ipaddress
+import logging
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote, urljoin, urlsplit
+
+from .errors import DownloadError
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+_CONTENT_RANGE_RE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
+_MAX_HEAD_REDIRECTS = 5
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DownloadOptions:
+    """Knobs of the downloader; the defaults suit the real server."""
+
+    timeout: float = 30.0  # seconds without progress on one socket operation
+    progress_interval: float = 5.0  # seconds between progress log lines
+    allow_insecure_http: bool = False  # plain http to a non-loopback host
+    retries: int = 2  # extra attempts (each resumes) after a dropped connection
+    chunk_size: int = 1 << 20
+    user_agent: str = "wyoming-hayakoe"
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """What the server says about a file before we fetch it."""
+
+    url: str
+    size: int | None
+    sha256: str | None
+
+
+def resolve_endpoint(endpoint: str | None = None) -> str:
+    """The endpoint to use: the argument, else ``HF_ENDPOINT``, else huggingface.co."""
+    chosen = endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT
+    return chosen.rstrip("/")
+
+
+def repo_file_url(endpoint: str, repo: str, revision: str, path: str) -> str:
+    """``{endpoint}/{repo}/resolve/{revision}/{path}`` with the path percent-encoded."""
+    return f"{endpoint.rstrip('/')}/{repo}/resolve/{quote(revision, safe='')}/{quote(path)}"
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_url(url: str, allow_insecure_http: bool = False) -> None:
+    """Refuse anything but https, except http to loopback or when explicitly allowed."""
+    parts = urlsplit(url)
+    if parts.scheme == "https":
+        return
+    if parts.scheme == "http" and (allow_insecure_http or _is_loopback(parts.hostname or "")):
+        return
+    raise DownloadError(
+        f"refusing to download from {url}: only https is allowed "
+        "(plain http only to 127.0.0.1, localhost or ::1, or with allow_insecure_http)"
+    )
+
+
+def check_redirect(old_url: str, new_url: str, allow_insecure_http: bool = False) -> None:
+    """Like check_url, and never from https down to plain http (not even to loopback)."""
+    check_url(new_url, allow_insecure_http)
+    downgrade = urlsplit(old_url).scheme == "https" and urlsplit(new_url).scheme != "https"
+    if downgrade and not allow_insecure_http:
+        raise DownloadError(f"refusing a redirect from {old_url} to plain http ({new_url})")
+
+
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow GET redirects (the Hub sends files from a CDN) but never to plain http."""
+
+    def __init__(self, allow_insecure_http: bool) -> None:
+        self._allow_insecure_http = allow_insecure_http
+
+    def redirect_request(
+        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> urllib.request.Request | None:
+        check_redirect(req.full_url, newurl, self._allow_insecure_http)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """For HEAD: the file metadata sits on the redirect response itself."""
+
+    def redirect_request(
+        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> None:
+        return None
+
+
+def _headers(options: DownloadOptions) -> dict[str, str]:
+    # identity: the size we check is the size of the file, not of a compressed body
+    return {"User-Agent": options.user_agent, "Accept-Encoding": "identity"}
+
+
+def _http_error(err: urllib.error.HTTPError, url: str) -> DownloadError:
+    if err.code == 404:
+        return DownloadError(f"voice file not found on server: {url}")
+    if 500 <= err.code < 600:
+        return DownloadError(f"server error HTTP {err.code} ({err.reason}) for {url}; retry later")
+    return DownloadError(f"server answered HTTP {err.code} ({err.reason}) for {url}")
+
+
+def _parse_meta(url: str, headers: Any) -> RemoteFile:
+    etag = headers.get("X-Linked-Etag") or headers.get("ETag") or ""
+    etag = etag.strip().removeprefix("W/").strip('"').lower()
+    size_text = headers.get("X-Linked-Size") or headers.get("Content-Length")
+    size = int(size_text) if size_text and size_text.isdigit() else None
+    return RemoteFile(url, size, etag if _SHA256_RE.match(etag) else None)
+
+
+def fetch_remote_info(url: str, options: DownloadOptions) -> RemoteFile | None:
+    """HEAD the file; None if the server says 404. Raises DownloadError on other failures."""
+    check_url(url, options.allow_insecure_http)
+    opener = urllib.request.build_opener(_NoRedirects())
+    current = url
+    for _ in range(_MAX_HEAD_REDIRECTS):
+        req = urllib.request.Request(current, headers=_headers(options), method="HEAD")
+        try:
+            with opener.open(req, timeout=options.timeout) as resp:
+                return _parse_meta(url, resp.headers)
+        except urllib.error.HTTPError as err:
+            if err.code == 404:
+                return None
+            if err.code in (405, 501):  # no HEAD support: learn the size from the GET
+                return RemoteFile(url, None, None)
+            if err.code not in (301, 302, 303, 307, 308):
+                raise _http_error(err, url) from None
+            if err.headers.get("X-Linked-Size"):
+                return _parse_meta(url, err.headers)  # LFS file: the Hub answers here
+            location = err.headers.get("Location")
+            if not location:
+                raise _http_error(err, url) from None
+            check_redirect(current, urljoin(current, location), options.allow_insecure_http)
+            current = urljoin(current, location)
+        except (OSError, http.client.HTTPException) as err:
+            raise DownloadError(f"cannot reach the server for {url}: {err}") from err
+    raise DownloadError(f"too many redirects while looking up {url}")
+
+
+class _Progress:
+    """Log percent and MB/s at most once per interval."""
+
+    def __init__(self, name: str, total: int | None, done: int, interval: float) -> None:
+        self._name, self._total, self.done = name, total, done
+        self._interval = interval
+        self._start = self._last = time.monotonic()
+        self._start_done = done
+
+    def add(self, count: int, final: bool = False) -> None:
+        self.done += count
+        now = time.monotonic()
+        if not final and now - self._last < self._interval:
+            return
+        self._last = now
+        rate = (self.done - self._start_done) / _MB / max(now - self._start, 1e-6)
+        if self._total:
+            _LOGGER.info(
+                "Downloading %s: %.0f%% (%.1f of %.1f MB) at %.2f MB/s",
+                self._name,
+                100.0 * self.done / self._total,
+                self.done / _MB,
+                self._total / _MB,
+                rate,
+            )
+        else:
+            _LOGGER.info("Downloading %s: %.1f MB at %.2f MB/s", self._name, self.done / _MB, rate)
+
+
+def _disk_error(err: OSError, path: Path) -> DownloadError:
+    if err.errno == errno.ENOSPC:
+        return DownloadError(f"disk full while writing {path}: free some space and try again")
+    if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return DownloadError(
+            f"cannot write {path}: the data directory is read-only or not writable "
+            f"({err.strerror}); choose a writable download directory"
+        )
+    return DownloadError(f"cannot write {path}: {err}")
+
+
+def _write_chunk(handle: IO[bytes], data: bytes) -> None:
+    handle.write(data)
+
+
+def _hash_file(path: Path) -> Any:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform can fsync a directory
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _transfer(
+    url: str, part: Path, meta: RemoteFile, options: DownloadOptions, name: str
+) -> tuple[int, Any]:
+    """One GET into ``part``, resuming from its size; returns (bytes on disk, sha256 state).
+
+    Network failures propagate as OSError/HTTPException; disk failures as DownloadError.
+    """
+    start = part.stat().st_size if part.exists() else 0
+    if start and start == meta.size:  # a previous run got every byte: just verify
+        try:
+            return start, _hash_file(part)
+        except OSError as err:
+            raise _disk_error(err, part) from err
+    headers = _headers(options)
+    if start:
+        headers["Range"] = f"bytes={start}-"
+    opener = urllib.request.build_opener(_CheckedRedirects(options.allow_insecure_http))
+    req = urllib.request.Request(url, headers=headers, method="GET")
+    try:
+        resp = opener.open(req, timeout=options.timeout)
+    except urllib.error.HTTPError as err:
+        if err.code == 416 and start:  # our .part is no prefix of the file any more
+            part.unlink()
+            raise ConnectionError("server refused the resume range; starting over") from None
+        raise _http_error(err, url) from None
+    with resp:
+        if resp.status == 206:
+            match = _CONTENT_RANGE_RE.match(resp.headers.get("Content-Range", ""))
+            if not match or int(match.group(1)) != start:
+                part.unlink()
+                raise ConnectionError("server sent an unexpected range; starting over")
+        elif start:
+            _LOGGER.info("Server ignored the resume request for %s; starting over", name)
+            start = 0
+        try:
+            digest = _hash_file(part) if start else hashlib.sha256()
+            handle = part.open("ab" if start else "wb")
+        except OSError as err:
+            raise _disk_error(err, part) from err
+        length = resp.headers.get("Content-Length", "")
+        body_end = start + int(length) if length.isdigit() else None
+        total = meta.size if meta.size is not None else body_end
+        progress = _Progress(name, total, start, options.progress_interval)
+        with handle:
+            while chunk := resp.read(options.chunk_size):
+                try:
+                    _write_chunk(handle, chunk)
+                except OSError as err:
+                    raise _disk_error(err, part) from err
+                digest.update(chunk)
+                progress.add(len(chunk))
+            try:
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError as err:
+                raise _disk_error(err, part) from err
+        if body_end is not None and progress.done < body_end:
+            # http.client returns b"" instead of raising when the peer hangs up early
+            raise ConnectionError(f"connection closed after {progress.done} of {body_end} bytes")
+        progress.add(0, final=True)
+        return progress.done, digest
+
+
+def download_file(
+    url: str, dest: Path, options: DownloadOptions | None = None, *, missing_ok: bool = False
+) -> bool:
+    """Download ``url`` to ``dest`` atomically and verified.
+
+    Returns False only when ``missing_ok`` and the server answers 404. Raises
+    DownloadError on every other failure, naming the file.
+    """
+    options = options or DownloadOptions()
+    dest = Path(dest)
+    meta = fetch_remote_info(url, options)
+    if meta is None:
+        if missing_ok:
+            return False
+        raise DownloadError(f"voice file not found on server: {url}")
+    part = dest.with_name(dest.name + ".part")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if part.is_symlink():  # never follow a planted link out of the data dir
+            part.unlink()
+        if part.exists() and meta.size is not None and part.stat().st_size > meta.size:
+            part.unlink()
+    except OSError as err:
+        raise _disk_error(err, dest.parent) from err
+    size_text = f"{meta.size / _MB:.1f} MB" if meta.size is not None else "unknown size"
+    _LOGGER.info("Downloading %s (%s) from %s", dest.name, size_text, url)
+
+    last_error: BaseException | None = None
+    for attempt in range(options.retries + 1):
+        try:
+            received, digest = _transfer(url, part, meta, options, dest.name)
+            break
+        except (OSError, http.client.HTTPException) as err:
+            last_error = err
+            have = part.stat().st_size if part.exists() else 0
+            _LOGGER.warning(
+                "Download of %s interrupted after %d bytes (%s); attempt %d of %d",
+                dest.name, have, err, attempt + 1, options.retries + 1,
+            )  # fmt: skip
+    else:
+        have = part.stat().st_size if part.exists() else 0
+        raise DownloadError(
+            f"download of {dest.name} from {url} failed after {have} bytes: {last_error}; "
+            "run again to resume"
+        ) from last_error
+
+    problem = None
+    if meta.size is not None and received != meta.size:
+        problem = f"size mismatch: expected {meta.size} bytes, received {received}"
+    elif meta.sha256 is not None and digest.hexdigest() != meta.sha256:
+        problem = f"sha256 mismatch: expected {meta.sha256}, got {digest.hexdigest()}"
+    if problem:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        raise DownloadError(f"downloaded {dest.name} from {url} is corrupt ({problem}); deleted it")
+    if meta.sha256 is None:
+        _LOGGER.debug("No sha256 announced for %s; checked its size only", url)
+    try:
+        os.replace(part, dest)
+    except OSError as err:
+        raise _disk_error(err, dest) from err
+    _fsync_dir(dest.parent)
+    return True

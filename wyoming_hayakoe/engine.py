@@ -1,0 +1,153 @@
+"""The synthesis engine: text -> sentences -> phonemes -> BERT features -> audio.
+
+It knows nothing of Wyoming. Its calls block on ONNX Runtime: callers on an event loop run them
+in a worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import audio as pcm
+from .bert import BERT_PATH, TOKENIZER_PATH, BertEncoder
+from .errors import TextError
+from .onnx_runtime import RuntimeSettings
+from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
+from .sentences import Sentence, split_long, split_text
+from .synthesizer import SynthesisParams, synthesize
+from .text.frontend import Phonemes, TextFrontend
+from .voice import Voice
+
+__all__ = ["Engine", "RenderedSentence", "SentenceAudio", "SynthesisParams", "Voice"]
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_SENTENCE_CHARS = 250
+"""Longer sentences are cut at a comma (see sentences.split_long)."""
+
+CALIBRATION_TEXT = "こんにちは。今日は良い天気ですね、お出かけにぴったりです。"
+_CALIBRATION_PARAMS = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
+
+
+@dataclass(frozen=True)
+class RenderedSentence:
+    """One sentence as float audio, before the loudness gain."""
+
+    text: str
+    pause_samples: int
+    """Silence to play before ``audio`` (the pause after the previous sentence)."""
+    audio: np.ndarray
+    """Float32 samples in [-1, 1] at the voice's sample rate."""
+
+
+@dataclass(frozen=True)
+class SentenceAudio:
+    """One sentence as 16-bit mono PCM, ready to send."""
+
+    text: str
+    pcm: bytes
+    """Little-endian int16; after the first sentence it starts with the pause before it."""
+
+
+class Engine:
+    """Holds the shared tokenizer and BERT, and the voices loaded so far."""
+
+    def __init__(
+        self, bert_root: Path, threads: int | None = None, max_text_length: int | None = None
+    ) -> None:
+        self.settings = RuntimeSettings.create(threads)
+        self.max_text_length = max_text_length
+        started = time.monotonic()
+        self.frontend = TextFrontend(bert_root / TOKENIZER_PATH)
+        self.bert = BertEncoder(bert_root / BERT_PATH, self.settings)
+        self._voices: dict[Path, Voice] = {}
+        self._gains: dict[Path, float] = {}
+        self._load_lock = threading.Lock()
+        _LOGGER.info(
+            "Loaded tokenizer and BERT from %s in %.2f s (%d threads)",
+            bert_root,
+            time.monotonic() - started,
+            self.settings.threads,
+        )
+
+    def load_voice(self, voice_dir: Path, name: str | None = None) -> Voice:
+        """Load (once) the voice in ``voice_dir`` and measure its loudness gain."""
+        key = voice_dir.resolve()
+        with self._load_lock:
+            voice = self._voices.get(key)
+            if voice is None:
+                started = time.monotonic()
+                voice = Voice.load(voice_dir, self.settings, name)
+                self._gains[key] = self._calibrate(voice)
+                self._voices[key] = voice
+                _LOGGER.info(
+                    "Voice %s ready in %.2f s (gain %.2f)",
+                    voice.name,
+                    time.monotonic() - started,
+                    self._gains[key],
+                )
+            return voice
+
+    def gain(self, voice: Voice) -> float:
+        return self._gains.get(voice.directory.resolve(), 1.0)
+
+    def synthesize(
+        self, voice: Voice, text: str, params: SynthesisParams | None = None
+    ) -> Iterator[SentenceAudio]:
+        """Yield each sentence's PCM as soon as it is synthesized."""
+        gain = self.gain(voice)
+        for sentence in self.render(voice, text, params or SynthesisParams()):
+            yield SentenceAudio(
+                sentence.text,
+                pcm.silence_pcm16(sentence.pause_samples) + pcm.to_pcm16(sentence.audio, gain),
+            )
+
+    def render(
+        self, voice: Voice, text: str, params: SynthesisParams
+    ) -> Iterator[RenderedSentence]:
+        """Float audio per sentence, with the pause that belongs before it."""
+        if self.max_text_length is not None and len(text) > self.max_text_length:
+            raise TextError(f"Text has {len(text)} characters; the limit is {self.max_text_length}")
+        # Fail before any work on a bad style or speaker.
+        style_vector = voice.style_vector(params.style, params.style_weight)
+        voice.check_speaker(params.speaker_id)
+        sentences = split_for_synthesis(text)
+        planner = PausePlanner(self, voice, sentences, style_vector, params)
+        previous: np.ndarray | None = None
+        for index, sentence in enumerate(sentences):
+            phonemes = self.frontend.phonemize(sentence.text)
+            if not phonemes.has_speech:
+                _LOGGER.debug("Nothing to say in %r", sentence.text)
+                continue
+            features = self.features(phonemes)
+            audio = synthesize(voice, phonemes, features, style_vector, params)
+            pause = 0
+            if previous is not None:
+                pause = missing_silence_samples(
+                    trailing_silence_seconds(previous, voice.sample_rate),
+                    planner.pause_before(index),
+                    voice.sample_rate,
+                )
+            previous = audio
+            yield RenderedSentence(sentence.text, pause, audio)
+
+    def features(self, phonemes: Phonemes) -> np.ndarray:
+        """BERT features of one prepared text, ``[hidden, phones]``."""
+        return self.bert.features(self.frontend.token_ids(phonemes.bert_text), phonemes.word2ph)
+
+    def _calibrate(self, voice: Voice) -> float:
+        rendered = list(self.render(voice, CALIBRATION_TEXT, _CALIBRATION_PARAMS))
+        samples = np.concatenate([s.audio for s in rendered]) if rendered else np.zeros(0)
+        return pcm.calibration_gain(samples, voice.sample_rate)
+
+
+def split_for_synthesis(text: str) -> list[Sentence]:
+    """The pieces ``render`` synthesizes one by one (sentences, long ones cut at commas)."""
+    return [piece for s in split_text(text) for piece in split_long(s, MAX_SENTENCE_CHARS)]

@@ -1,0 +1,124 @@
+"""ONNX Runtime sessions tuned for small CPUs (Raspberry Pi 4B/5) and x86_64 hosts."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import onnxruntime as ort
+
+from .errors import ModelFileError
+
+_LOGGER = logging.getLogger(__name__)
+
+_CGROUP_V2_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+_CGROUP_V1_QUOTA = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+_CGROUP_V1_PERIOD = Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+_CPU_TOPOLOGY = "/sys/devices/system/cpu/cpu{}/topology/core_cpus_list"
+_CPU_TOPOLOGY_OLD = "/sys/devices/system/cpu/cpu{}/topology/thread_siblings_list"
+
+
+def _allowed_cpus() -> set[int]:
+    if hasattr(os, "sched_getaffinity"):
+        return set(os.sched_getaffinity(0))
+    return set(range(os.cpu_count() or 1))
+
+
+def _physical_core_count(cpus: set[int]) -> int:
+    """Count physical cores among ``cpus``: SMT siblings share execution units."""
+    cores: set[str] = set()
+    for cpu in cpus:
+        for pattern in (_CPU_TOPOLOGY, _CPU_TOPOLOGY_OLD):
+            try:
+                cores.add(Path(pattern.format(cpu)).read_text().strip())
+                break
+            except OSError:
+                continue
+        else:
+            cores.add(f"cpu{cpu}")
+    return max(1, len(cores))
+
+
+def _cgroup_cpu_limit() -> float | None:
+    """CPUs granted by a container's CPU quota (``docker run --cpus``), if any."""
+    try:
+        quota, period = _CGROUP_V2_CPU_MAX.read_text().split()[:2]
+        if quota != "max":
+            return int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        quota_us = int(_CGROUP_V1_QUOTA.read_text())
+        period_us = int(_CGROUP_V1_PERIOD.read_text())
+        if quota_us > 0 and period_us > 0:
+            return quota_us / period_us
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def default_thread_count() -> int:
+    """Intra-op threads: physical cores this process may use, capped by the cgroup quota."""
+    count = _physical_core_count(_allowed_cpus())
+    limit = _cgroup_cpu_limit()
+    if limit is not None:
+        count = min(count, max(1, int(limit + 0.5)))
+    return count
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    """How every ONNX session of the process is configured."""
+
+    threads: int
+    """Intra-op threads per session (inter-op is always 1: the graphs are sequential)."""
+
+    @classmethod
+    def create(cls, threads: int | None = None) -> RuntimeSettings:
+        return cls(threads=threads if threads and threads > 0 else default_thread_count())
+
+    def session_options(self) -> ort.SessionOptions:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Spinning workers burn a whole core between requests; a Pi should idle.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        return options
+
+    def open(self, path: Path, what: str) -> ort.InferenceSession:
+        """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError."""
+        if not path.is_file():
+            raise ModelFileError(
+                f"{what} not found: {path}. Download the voice again or copy the file there."
+            )
+        try:
+            session = ort.InferenceSession(
+                str(path), self.session_options(), providers=["CPUExecutionProvider"]
+            )
+        except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
+            raise ModelFileError(
+                f"{what} is not a valid ONNX model: {path} ({type(err).__name__}). "
+                "The file is probably truncated or corrupt: delete it and download it again."
+            ) from err
+        _LOGGER.debug("Loaded %s from %s (%d threads)", what, path, self.threads)
+        return session
+
+
+def require_io(
+    session: ort.InferenceSession, path: Path, what: str, inputs: set[str], min_outputs: int
+) -> None:
+    """Check a session's interface so a wrong file fails at load, not mid-request."""
+    names = {i.name for i in session.get_inputs()}
+    missing = inputs - names
+    if missing or len(session.get_outputs()) < min_outputs:
+        raise ModelFileError(
+            f"{what} at {path} has the wrong inputs/outputs (missing inputs: "
+            f"{sorted(missing) or 'none'}; outputs: {len(session.get_outputs())}). "
+            "Is it a HayaKoe/Style-Bert-VITS2 JP-Extra ONNX export?"
+        )

@@ -1,0 +1,80 @@
+"""Runs a voice's ONNX synthesizer and duration predictor on one prepared sentence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .text.frontend import Phonemes
+from .voice import Voice
+
+
+@dataclass(frozen=True)
+class SynthesisParams:
+    """What a caller may choose per request; defaults are HayaKoe's."""
+
+    style: str = "Neutral"
+    """Style name from the voice's config (``data.style2id``)."""
+    style_weight: float = 1.0
+    """How far from the mean style (0 = neutral, 1 = the style as trained)."""
+    speed: float = 1.0
+    """SBV2 ``length_scale``: above 1 speaks slower, below 1 faster."""
+    sdp_ratio: float = 0.2
+    """Share of the stochastic duration predictor (more varied rhythm)."""
+    noise_scale: float = 0.6
+    """Variation of the voice itself."""
+    noise_scale_w: float = 0.8
+    """Variation of the stochastic durations."""
+    speaker_id: int = 0
+    """Speaker of a multi-speaker voice."""
+
+
+def _model_inputs(
+    phonemes: Phonemes, bert: np.ndarray, style_vector: np.ndarray, params: SynthesisParams
+) -> dict[str, np.ndarray]:
+    def scalar(value: float) -> np.ndarray:
+        return np.array([value], dtype=np.float32)
+
+    return {
+        "x": np.asarray([phonemes.phone_ids], dtype=np.int64),
+        "x_lengths": np.array([len(phonemes.phone_ids)], dtype=np.int64),
+        "sid": np.array([params.speaker_id], dtype=np.int64),
+        "tone": np.asarray([phonemes.tone_ids], dtype=np.int64),
+        "language": np.asarray([phonemes.language_ids], dtype=np.int64),
+        "bert": bert[np.newaxis],
+        "style_vec": style_vector[np.newaxis].astype(np.float32),
+        "length_scale": scalar(params.speed),
+        "noise_scale_w": scalar(params.noise_scale_w),
+        "sdp_ratio": scalar(params.sdp_ratio),
+    }
+
+
+def synthesize(
+    voice: Voice,
+    phonemes: Phonemes,
+    bert: np.ndarray,
+    style_vector: np.ndarray,
+    params: SynthesisParams,
+) -> np.ndarray:
+    """Float32 audio of one sentence, in [-1, 1]."""
+    inputs = _model_inputs(phonemes, bert, style_vector, params)
+    inputs["noise_scale"] = np.array([params.noise_scale], dtype=np.float32)
+    audio_output = voice.synthesizer.get_outputs()[0].name
+    audio: np.ndarray = voice.synthesizer.run([audio_output], inputs)[0]
+    return audio.reshape(-1)
+
+
+def predict_durations(
+    voice: Voice,
+    phonemes: Phonemes,
+    bert: np.ndarray,
+    style_vector: np.ndarray,
+    params: SynthesisParams,
+) -> np.ndarray | None:
+    """Frames per phoneme from the duration predictor, or None if the voice has none."""
+    if voice.duration_predictor is None:
+        return None
+    inputs = _model_inputs(phonemes, bert, style_vector, params)
+    durations: np.ndarray = voice.duration_predictor.run(None, inputs)[0]
+    return durations.reshape(-1)

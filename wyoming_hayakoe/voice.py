@@ -1,0 +1,161 @@
+"""A HayaKoe voice on disk: its config, style vectors and ONNX sessions."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+from .errors import ModelFileError, UnknownStyleError
+from .onnx_runtime import RuntimeSettings, require_io
+
+_LOGGER = logging.getLogger(__name__)
+
+CONFIG_FILE = "config.json"
+STYLE_VECTORS_FILE = "style_vectors.npy"
+SYNTHESIZER_FILE = "synthesizer.onnx"
+DURATION_PREDICTOR_FILE = "duration_predictor.onnx"
+
+_MODEL_INPUTS = {"x", "x_lengths", "sid", "tone", "language", "bert", "style_vec"}
+_CONTROL_INPUTS = {"length_scale", "noise_scale_w", "sdp_ratio"}
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    """The parts of an SBV2 ``config.json`` that inference needs."""
+
+    sample_rate: int
+    hop_length: int
+    styles: dict[str, int]
+    """Style name -> row of ``style_vectors.npy``."""
+    speakers: dict[str, int]
+    """Speaker name -> speaker id."""
+
+    @property
+    def seconds_per_frame(self) -> float:
+        return self.hop_length / self.sample_rate
+
+    @classmethod
+    def read(cls, path: Path) -> VoiceConfig:
+        try:
+            raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as err:
+            raise ModelFileError(f"Voice config not found: {path}") from err
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ModelFileError(
+                f"Voice config is not valid JSON: {path} ({err}). Download the voice again."
+            ) from err
+        data = raw.get("data") or {}
+        version = str(raw.get("version", ""))
+        if not version.endswith("JP-Extra"):
+            raise ModelFileError(
+                f"{path}: version {version!r} is not a Style-Bert-VITS2 JP-Extra voice; "
+                "only JP-Extra voices are supported."
+            )
+        if data.get("add_blank", True) is not True:
+            raise ModelFileError(f"{path}: voices without add_blank are not supported.")
+        try:
+            num_styles = int(data.get("num_styles", 1))
+            styles = {str(k): int(v) for k, v in (data.get("style2id") or {}).items()}
+            speakers = {str(k): int(v) for k, v in (data.get("spk2id") or {"0": 0}).items()}
+            config = cls(
+                sample_rate=int(data.get("sampling_rate", 44100)),
+                hop_length=int(data.get("hop_length", 512)),
+                styles=styles or {str(i): i for i in range(num_styles)},
+                speakers=speakers,
+            )
+        except (TypeError, ValueError, AttributeError) as err:
+            raise ModelFileError(f"{path}: malformed data section ({err})") from err
+        if config.sample_rate <= 0 or config.hop_length <= 0:
+            raise ModelFileError(f"{path}: sampling_rate and hop_length must be positive")
+        return config
+
+
+@dataclass
+class Voice:
+    """One loaded voice. Create it with :meth:`Voice.load`; sessions are reused by all calls."""
+
+    name: str
+    directory: Path
+    config: VoiceConfig
+    style_vectors: np.ndarray
+    synthesizer: ort.InferenceSession
+    duration_predictor: ort.InferenceSession | None
+    synthesizer_outputs: int = field(default=1)
+
+    @property
+    def sample_rate(self) -> int:
+        return self.config.sample_rate
+
+    @property
+    def styles(self) -> list[str]:
+        """Style names ordered by id, so the default (Neutral, row 0) comes first."""
+        return sorted(self.config.styles, key=self.config.styles.__getitem__)
+
+    @property
+    def speakers(self) -> list[str]:
+        return sorted(self.config.speakers, key=self.config.speakers.__getitem__)
+
+    @classmethod
+    def load(cls, directory: Path, settings: RuntimeSettings, name: str | None = None) -> Voice:
+        config = VoiceConfig.read(directory / CONFIG_FILE)
+        vectors_path = directory / STYLE_VECTORS_FILE
+        try:
+            vectors = np.load(vectors_path, allow_pickle=False)
+        except FileNotFoundError as err:
+            raise ModelFileError(
+                f"Style vectors not found: {vectors_path}. Download the voice again."
+            ) from err
+        except (OSError, ValueError) as err:
+            raise ModelFileError(
+                f"Style vectors unreadable: {vectors_path} ({err}). Download the voice again."
+            ) from err
+        rows = max(config.styles.values(), default=0) + 1
+        if vectors.ndim != 2 or vectors.shape[0] < rows or vectors.dtype.kind != "f":
+            raise ModelFileError(
+                f"{vectors_path}: expected float [{rows}, 256] style vectors, got "
+                f"{vectors.dtype} {list(vectors.shape)}"
+            )
+        synth_path = directory / SYNTHESIZER_FILE
+        synthesizer = settings.open(synth_path, "Synthesizer")
+        require_io(synthesizer, synth_path, "Synthesizer", _MODEL_INPUTS | _CONTROL_INPUTS, 1)
+        dp_path = directory / DURATION_PREDICTOR_FILE
+        duration_predictor = None
+        if dp_path.exists():
+            duration_predictor = settings.open(dp_path, "Duration predictor")
+            require_io(duration_predictor, dp_path, "Duration predictor", _MODEL_INPUTS, 1)
+        else:
+            _LOGGER.info("%s has no %s: pauses fall back to 80 ms", directory, dp_path.name)
+        voice = cls(
+            name=name or directory.name,
+            directory=directory,
+            config=config,
+            style_vectors=vectors.astype(np.float32),
+            synthesizer=synthesizer,
+            duration_predictor=duration_predictor,
+            synthesizer_outputs=len(synthesizer.get_outputs()),
+        )
+        _LOGGER.info("Loaded voice %s (styles: %s)", voice.name, ", ".join(voice.styles))
+        return voice
+
+    def style_vector(self, style: str, weight: float) -> np.ndarray:
+        """Blend the style towards the mean (row 0): ``mean + (style - mean) * weight``."""
+        row = self.config.styles.get(style)
+        if row is None:
+            raise UnknownStyleError(
+                f"Voice {self.name} has no style {style!r}; styles: {', '.join(self.styles)}"
+            )
+        mean = self.style_vectors[0]
+        return mean + (self.style_vectors[row] - mean) * weight
+
+    def check_speaker(self, speaker_id: int) -> None:
+        if speaker_id not in self.config.speakers.values():
+            raise UnknownStyleError(
+                f"Voice {self.name} has no speaker id {speaker_id}; "
+                f"speakers: {', '.join(f'{n}={i}' for n, i in self.config.speakers.items())}"
+            )

@@ -34,9 +34,12 @@ MULTI = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine(ROOT, threads=2)
+@pytest.fixture(scope="module", params=["split", "whole"])
+def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    """``split``: prepared models (optimized, decoder split, windows); ``whole``: as published."""
+    if request.param == "whole":
+        return Engine(ROOT, threads=2)
+    return Engine(ROOT, threads=2, cache_dir=tmp_path_factory.mktemp("model-cache"))
 
 
 @pytest.fixture(scope="module")
@@ -95,11 +98,15 @@ def _our_render(engine: Engine, text: str, p: SynthesisParams) -> tuple[np.ndarr
     voice = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE)
     parts: list[np.ndarray] = []
     gaps: list[int] = []
-    for index, sentence in enumerate(engine.render(voice, text, p)):
-        if index > 0:
-            gaps.append(sentence.pause_samples)
-        parts.append(np.zeros(sentence.pause_samples, np.float32))
-        parts.append(sentence.audio)
+    sentence_index = 0
+    for chunk in engine.render(voice, text, p):
+        if chunk.sentence_index != sentence_index:
+            gaps.append(chunk.pause_samples)
+            sentence_index = chunk.sentence_index
+        else:
+            assert chunk.pause_samples == 0
+        parts.append(np.zeros(chunk.pause_samples, np.float32))
+        parts.append(chunk.audio)
     return np.concatenate(parts), gaps
 
 
@@ -143,8 +150,26 @@ def test_generator_yields_each_sentence_before_the_next_is_synthesized(engine) -
     first = next(stream)
     assert first.text == "一つ目の文です。"
     assert len(first.pcm) > 0 and len(first.pcm) % 2 == 0
-    rest = list(stream)
-    assert [s.text for s in rest] == ["二つ目の文です。", "三つ目の文です。"]
+    texts = [first.text] + [chunk.text for chunk in stream]
+    expected = ["一つ目の文です。", "二つ目の文です。", "三つ目の文です。"]
+    assert list(dict.fromkeys(texts)) == expected
+
+
+def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path) -> None:
+    text = (
+        "本日の天気は晴れのち曇り、最高気温は二十三度、"
+        "最低気温は十五度で、夕方から雨が降るでしょう。"
+    )
+    split = Engine(ROOT, threads=2, cache_dir=tmp_path)
+    whole = Engine(ROOT, threads=2)
+    voice_dir = ROOT / "onnx" / "speakers" / VOICE
+    chunks = list(split.render(split.load_voice(voice_dir), text, _params()))
+    assert split.load_voice(voice_dir).decoder is not None
+    assert len(chunks) >= 3, "a long sentence must come out in several windows"
+    (reference,) = whole.render(whole.load_voice(voice_dir), text, _params())
+    stitched = np.concatenate([c.audio for c in chunks])
+    assert stitched.shape == reference.audio.shape
+    assert np.max(np.abs(stitched - reference.audio)) <= TOLERANCE
 
 
 def test_engine_never_imports_torch() -> None:

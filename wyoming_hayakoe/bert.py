@@ -20,9 +20,11 @@ TOKENIZER_PATH = Path("bert/tokenizer")
 class BertEncoder:
     """One ONNX session, shared by every voice of the process."""
 
-    def __init__(self, model_path: Path, settings: RuntimeSettings) -> None:
+    def __init__(
+        self, model_path: Path, settings: RuntimeSettings, cache_dir: Path | None = None
+    ) -> None:
         self.path = model_path
-        self._session = settings.open(model_path, "BERT model")
+        self._session = settings.open(model_path, "BERT model", cache_dir)
         require_io(self._session, model_path, "BERT model", {"input_ids", "attention_mask"}, 1)
 
     def features(self, token_ids: Sequence[int], word2ph: Sequence[int]) -> np.ndarray:

@@ -25,7 +25,7 @@ from .synthesizer import SynthesisParams, synthesize
 from .text.frontend import Phonemes, TextFrontend
 from .voice import Voice
 
-__all__ = ["Engine", "RenderedSentence", "SentenceAudio", "SynthesisParams", "Voice"]
+__all__ = ["Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -37,36 +37,47 @@ _CALIBRATION_PARAMS = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scal
 
 
 @dataclass(frozen=True)
-class RenderedSentence:
-    """One sentence as float audio, before the loudness gain."""
+class RenderedChunk:
+    """A sentence, or the next window of it, as float audio before the loudness gain."""
 
     text: str
+    """The sentence this audio belongs to."""
+    sentence_index: int
     pause_samples: int
-    """Silence to play before ``audio`` (the pause after the previous sentence)."""
+    """Silence to play before ``audio``: the pause after the previous sentence, on the first
+    chunk of every sentence but the first; 0 otherwise."""
     audio: np.ndarray
     """Float32 samples in [-1, 1] at the voice's sample rate."""
 
 
 @dataclass(frozen=True)
 class SentenceAudio:
-    """One sentence as 16-bit mono PCM, ready to send."""
+    """The audio of a sentence, or of its next window, as 16-bit mono PCM ready to send."""
 
     text: str
+    """The sentence this audio belongs to."""
     pcm: bytes
-    """Little-endian int16; after the first sentence it starts with the pause before it."""
+    """Little-endian int16, starting with the pause before the sentence on its first chunk."""
 
 
 class Engine:
     """Holds the shared tokenizer and BERT, and the voices loaded so far."""
 
     def __init__(
-        self, bert_root: Path, threads: int | None = None, max_text_length: int | None = None
+        self,
+        bert_root: Path,
+        threads: int | None = None,
+        max_text_length: int | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
+        """``cache_dir``: where models prepared for this machine are kept (see model_cache);
+        without it models load unprepared and sentences come out whole."""
         self.settings = RuntimeSettings.create(threads)
         self.max_text_length = max_text_length
+        self.cache_dir = cache_dir
         started = time.monotonic()
         self.frontend = TextFrontend(bert_root / TOKENIZER_PATH)
-        self.bert = BertEncoder(bert_root / BERT_PATH, self.settings)
+        self.bert = BertEncoder(bert_root / BERT_PATH, self.settings, cache_dir)
         self._voices: dict[Path, Voice] = {}
         self._gains: dict[Path, float] = {}
         self._load_lock = threading.Lock()
@@ -84,7 +95,7 @@ class Engine:
             voice = self._voices.get(key)
             if voice is None:
                 started = time.monotonic()
-                voice = Voice.load(voice_dir, self.settings, name)
+                voice = Voice.load(voice_dir, self.settings, name, self.cache_dir)
                 self._gains[key] = self._calibrate(voice)
                 self._voices[key] = voice
                 _LOGGER.info(
@@ -101,20 +112,20 @@ class Engine:
     def synthesize(
         self, voice: Voice, text: str, params: SynthesisParams | None = None
     ) -> Iterator[SentenceAudio]:
-        """Yield each sentence's PCM as soon as it is synthesized."""
+        """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
         gain = self.gain(voice)
-        for sentence in self.render(voice, text, params or SynthesisParams()):
+        for chunk in self.render(voice, text, params or SynthesisParams()):
             yield SentenceAudio(
-                sentence.text,
-                pcm.silence_pcm16(sentence.pause_samples) + pcm.to_pcm16(sentence.audio, gain),
+                chunk.text,
+                pcm.silence_pcm16(chunk.pause_samples) + pcm.to_pcm16(chunk.audio, gain),
             )
 
-    def render(
-        self, voice: Voice, text: str, params: SynthesisParams
-    ) -> Iterator[RenderedSentence]:
-        """Float audio per sentence, with the pause that belongs before it."""
+    def render(self, voice: Voice, text: str, params: SynthesisParams) -> Iterator[RenderedChunk]:
+        """Float audio per sentence (or window of it), with the pause that belongs before it."""
         if self.max_text_length is not None and len(text) > self.max_text_length:
-            raise TextError(f"Text has {len(text)} characters; the limit is {self.max_text_length}")
+            raise TextError(
+                f"Text has {len(text)} characters; the limit is {self.max_text_length}"
+            )
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)
@@ -127,7 +138,6 @@ class Engine:
                 _LOGGER.debug("Nothing to say in %r", sentence.text)
                 continue
             features = self.features(phonemes)
-            audio = synthesize(voice, phonemes, features, style_vector, params)
             pause = 0
             if previous is not None:
                 pause = missing_silence_samples(
@@ -135,8 +145,12 @@ class Engine:
                     planner.pause_before(index),
                     voice.sample_rate,
                 )
-            previous = audio
-            yield RenderedSentence(sentence.text, pause, audio)
+            windows: list[np.ndarray] = []
+            for window in synthesize(voice, phonemes, features, style_vector, params):
+                windows.append(window)
+                yield RenderedChunk(sentence.text, index, pause, window)
+                pause = 0
+            previous = np.concatenate(windows)
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

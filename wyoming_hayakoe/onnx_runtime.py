@@ -10,6 +10,7 @@ from pathlib import Path
 import onnxruntime as ort
 
 from .errors import ModelFileError
+from .model_cache import optimized_model, writable
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -91,16 +92,30 @@ class RuntimeSettings:
         options.log_severity_level = 3
         return options
 
-    def open(self, path: Path, what: str) -> ort.InferenceSession:
-        """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError."""
+    def open(
+        self, path: Path, what: str, cache_dir: Path | None = None
+    ) -> ort.InferenceSession:
+        """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError.
+
+        With a writable ``cache_dir`` the model is optimized once into it and later loaded
+        from there without optimizing again.
+        """
         if not path.is_file():
             raise ModelFileError(
                 f"{what} not found: {path}. Download the voice again or copy the file there."
             )
         try:
-            session = ort.InferenceSession(
-                str(path), self.session_options(), providers=["CPUExecutionProvider"]
-            )
+            if cache_dir is not None and writable(cache_dir):
+                prepared = optimized_model(path, cache_dir, self.session_options())
+                options = self.session_options()
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+                session = ort.InferenceSession(
+                    str(prepared), options, providers=["CPUExecutionProvider"]
+                )
+            else:
+                session = ort.InferenceSession(
+                    str(path), self.session_options(), providers=["CPUExecutionProvider"]
+                )
         except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
             raise ModelFileError(
                 f"{what} is not a valid ONNX model: {path} ({type(err).__name__}). "

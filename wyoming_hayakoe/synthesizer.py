@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,13 +57,19 @@ def synthesize(
     bert: np.ndarray,
     style_vector: np.ndarray,
     params: SynthesisParams,
-) -> np.ndarray:
-    """Float32 audio of one sentence, in [-1, 1]."""
+) -> Iterator[np.ndarray]:
+    """Float32 audio of one sentence in [-1, 1]: in windows if the voice's decoder is split."""
     inputs = _model_inputs(phonemes, bert, style_vector, params)
     inputs["noise_scale"] = np.array([params.noise_scale], dtype=np.float32)
-    audio_output = voice.synthesizer.get_outputs()[0].name
-    audio: np.ndarray = voice.synthesizer.run([audio_output], inputs)[0]
-    return audio.reshape(-1)
+    decoder = voice.decoder
+    if decoder is None:
+        audio_output = voice.synthesizer.get_outputs()[0].name
+        yield voice.synthesizer.run([audio_output], inputs)[0].reshape(-1)
+        return
+    latent, condition = voice.synthesizer.run(
+        [decoder.latent_name, decoder.condition_name], inputs
+    )
+    yield from decoder.windows(latent, condition)
 
 
 def predict_durations(

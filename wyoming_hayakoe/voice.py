@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from .decoder import Decoder, DecoderShape
 from .errors import ModelFileError, UnknownStyleError
+from .model_cache import split_synthesizer
 from .onnx_runtime import RuntimeSettings, require_io
 
 _LOGGER = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ class VoiceConfig:
     """Style name -> row of ``style_vectors.npy``."""
     speakers: dict[str, int]
     """Speaker name -> speaker id."""
+    decoder_shape: DecoderShape = field(default_factory=DecoderShape)
 
     @property
     def seconds_per_frame(self) -> float:
@@ -68,6 +71,7 @@ class VoiceConfig:
                 hop_length=int(data.get("hop_length", 512)),
                 styles=styles or {str(i): i for i in range(num_styles)},
                 speakers=speakers,
+                decoder_shape=DecoderShape.from_config(raw.get("model") or {}),
             )
         except (TypeError, ValueError, AttributeError) as err:
             raise ModelFileError(f"{path}: malformed data section ({err})") from err
@@ -85,8 +89,10 @@ class Voice:
     config: VoiceConfig
     style_vectors: np.ndarray
     synthesizer: ort.InferenceSession
+    """The whole synthesizer, or its front half (encoder, durations, flow) when split."""
+    decoder: Decoder | None
+    """The decoder half when the synthesizer is split, for sound inside a sentence."""
     duration_predictor: ort.InferenceSession | None
-    synthesizer_outputs: int = field(default=1)
 
     @property
     def sample_rate(self) -> int:
@@ -102,7 +108,15 @@ class Voice:
         return sorted(self.config.speakers, key=self.config.speakers.__getitem__)
 
     @classmethod
-    def load(cls, directory: Path, settings: RuntimeSettings, name: str | None = None) -> Voice:
+    def load(
+        cls,
+        directory: Path,
+        settings: RuntimeSettings,
+        name: str | None = None,
+        cache_dir: Path | None = None,
+    ) -> Voice:
+        """Load the voice; with a writable ``cache_dir`` the synthesizer is split and every
+        model optimized once for this machine (see model_cache.py)."""
         config = VoiceConfig.read(directory / CONFIG_FILE)
         vectors_path = directory / STYLE_VECTORS_FILE
         try:
@@ -122,12 +136,11 @@ class Voice:
                 f"{vectors.dtype} {list(vectors.shape)}"
             )
         synth_path = directory / SYNTHESIZER_FILE
-        synthesizer = settings.open(synth_path, "Synthesizer")
-        require_io(synthesizer, synth_path, "Synthesizer", _MODEL_INPUTS | _CONTROL_INPUTS, 1)
+        synthesizer, decoder = _open_synthesizer(synth_path, config, settings, cache_dir)
         dp_path = directory / DURATION_PREDICTOR_FILE
         duration_predictor = None
         if dp_path.exists():
-            duration_predictor = settings.open(dp_path, "Duration predictor")
+            duration_predictor = settings.open(dp_path, "Duration predictor", cache_dir)
             require_io(duration_predictor, dp_path, "Duration predictor", _MODEL_INPUTS, 1)
         else:
             _LOGGER.info("%s has no %s: pauses fall back to 80 ms", directory, dp_path.name)
@@ -137,8 +150,8 @@ class Voice:
             config=config,
             style_vectors=vectors.astype(np.float32),
             synthesizer=synthesizer,
+            decoder=decoder,
             duration_predictor=duration_predictor,
-            synthesizer_outputs=len(synthesizer.get_outputs()),
         )
         _LOGGER.info("Loaded voice %s (styles: %s)", voice.name, ", ".join(voice.styles))
         return voice
@@ -159,3 +172,23 @@ class Voice:
                 f"Voice {self.name} has no speaker id {speaker_id}; "
                 f"speakers: {', '.join(f'{n}={i}' for n, i in self.config.speakers.items())}"
             )
+
+
+def _open_synthesizer(
+    path: Path, config: VoiceConfig, settings: RuntimeSettings, cache_dir: Path | None
+) -> tuple[ort.InferenceSession, Decoder | None]:
+    """The split synthesizer (front, decoder) if it can be prepared, else the whole one."""
+    if cache_dir is not None and path.is_file():
+        try:
+            split = split_synthesizer(path, cache_dir)
+            front = settings.open(split.front, "Synthesizer front", cache_dir)
+            decoder = settings.open(split.decoder, "Synthesizer decoder", cache_dir)
+            context = config.decoder_shape.context_frames()
+            return front, Decoder(decoder, split.latent, split.condition, context)
+        except Exception as err:  # any export we cannot split still works whole
+            _LOGGER.warning(
+                "Cannot split %s for streaming inside sentences (%s): using it whole", path, err
+            )
+    synthesizer = settings.open(path, "Synthesizer", cache_dir)
+    require_io(synthesizer, path, "Synthesizer", _MODEL_INPUTS | _CONTROL_INPUTS, 1)
+    return synthesizer, None

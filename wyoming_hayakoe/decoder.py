@@ -1,0 +1,95 @@
+"""Decoding a sentence's latent window by window, so its first sound plays early.
+
+The decoder (a HiFi-GAN-like generator) is a stack of convolutions: an output sample depends
+only on latent frames within its receptive field. Each window is decoded with that many frames of
+context on either side and only its own samples are kept, so the stitched audio equals decoding
+the whole latent at once. A small first window gets sound out quickly; later windows grow so the
+extra work of the overlaps stays small.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+FIRST_WINDOW_FRAMES = 24
+"""About 0.28 s of audio at 44.1 kHz / hop 512."""
+MAX_WINDOW_FRAMES = 192
+
+# SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
+_PRE_KERNEL = 7
+_POST_KERNEL = 7
+
+
+@dataclass(frozen=True)
+class DecoderShape:
+    """What bounds the decoder's receptive field (the ``model`` section of config.json)."""
+
+    upsample_rates: Sequence[int] = (8, 8, 2, 2, 2)
+    upsample_kernel_sizes: Sequence[int] = (16, 16, 8, 2, 2)
+    resblock: str = "1"
+    resblock_kernel_sizes: Sequence[int] = (3, 7, 11)
+    resblock_dilation_sizes: Sequence[Sequence[int]] = ((1, 3, 5), (1, 3, 5), (1, 3, 5))
+
+    @classmethod
+    def from_config(cls, model: dict[str, Any]) -> DecoderShape:
+        known = {name: model[name] for name in cls.__dataclass_fields__ if name in model}
+        if "resblock" in known:
+            known["resblock"] = str(known["resblock"])
+        return cls(**known)
+
+    def context_frames(self) -> int:
+        """An upper bound, in latent frames, of how far either side an output sample looks."""
+        per_resblock = []
+        for kernel, dilations in zip(
+            self.resblock_kernel_sizes, self.resblock_dilation_sizes, strict=False
+        ):
+            span = sum((kernel - 1) * d // 2 for d in dilations)
+            if self.resblock == "1":  # each dilated conv is followed by an undilated one
+                span += len(dilations) * ((kernel - 1) // 2)
+            per_resblock.append(span)
+        resblock_reach = max(per_resblock, default=0)
+        reach = (_PRE_KERNEL - 1) / 2
+        scale = 1
+        for rate, kernel in zip(self.upsample_rates, self.upsample_kernel_sizes, strict=False):
+            reach += math.ceil(kernel / rate) / scale  # transposed conv, in its input's samples
+            scale *= rate
+            reach += resblock_reach / scale
+        reach += (_POST_KERNEL - 1) / 2 / scale
+        return math.ceil(reach) + 1
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """The decoder half of a split synthesizer."""
+
+    session: ort.InferenceSession
+    latent_name: str
+    condition_name: str
+    context: int
+    """Frames of context decoded on each side of a window."""
+
+    def windows(self, latent: np.ndarray, condition: np.ndarray) -> Iterator[np.ndarray]:
+        """Float audio of ``latent`` ([1, channels, frames]), one window at a time."""
+        frames = latent.shape[2]
+        start, size = 0, FIRST_WINDOW_FRAMES
+        while start < frames:
+            end = min(frames, start + size)
+            if frames - end < size // 2:  # no tiny last window: its overlap would cost more
+                end = frames
+            low, high = max(0, start - self.context), min(frames, end + self.context)
+            audio = self.session.run(
+                None,
+                {
+                    self.latent_name: np.ascontiguousarray(latent[:, :, low:high]),
+                    self.condition_name: condition,
+                },
+            )[0].reshape(-1)
+            hop = len(audio) // (high - low)
+            yield audio[(start - low) * hop : (end - low) * hop]
+            start, size = end, min(2 * size, MAX_WINDOW_FRAMES)

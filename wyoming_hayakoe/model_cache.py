@@ -1,0 +1,156 @@
+"""Prepared copies of the ONNX models, made once per machine and reused at every start.
+
+Two preparations, both cached under a directory of the user's choosing:
+
+* The synthesizer is split at the decoder input (graph surgery with ``onnx``'s extractor), so
+  the text encoder, duration predictor and flow run once per sentence and the decoder can turn
+  the latent into audio window by window: the first sound of a long sentence plays long before
+  the sentence is finished.
+* Every model is optimized once at level ALL and saved with its initializers as external data;
+  later starts load that file with optimization off. Start-up skips the optimizer, and the
+  weights are memory-mapped from the page cache instead of copied onto the heap.
+
+Optimized files hold layouts for this CPU, so the cache key includes the ONNX Runtime version,
+the machine and the source file's size and modification time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import platform
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import onnxruntime as ort
+
+from .errors import ModelFileError
+
+_LOGGER = logging.getLogger(__name__)
+
+_DECODER_INPUT_NODE = "/dec/conv_pre/Conv"
+_CONDITION_NODE = "/dec/cond/Conv"
+
+
+@dataclass(frozen=True)
+class SplitSynthesizer:
+    """The two halves of a synthesizer and the names that join them."""
+
+    front: Path
+    decoder: Path
+    latent: str
+    """Front output / decoder input: ``z * y_mask``, float32 ``[1, channels, frames]``."""
+    condition: str
+    """Front output / decoder input: speaker conditioning ``g``, float32 ``[1, gin, 1]``."""
+
+
+def _cache_key(source: Path, *parts: str) -> str:
+    stat = source.stat()
+    fields = [ort.__version__, platform.machine(), str(stat.st_size), str(stat.st_mtime_ns), *parts]
+    return hashlib.sha256("|".join(fields).encode()).hexdigest()[:16]
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """Move a finished staging folder into place; a concurrent winner is fine."""
+    try:
+        staging.rename(target)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not target.is_dir():
+            raise
+
+
+def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
+    """Split ``source`` into front and decoder models, cached in ``cache_dir``."""
+    import onnx  # only needed the first time a voice is prepared
+    from onnx import TensorProto, helper
+    from onnx.utils import Extractor
+
+    target = cache_dir / f"split-{_cache_key(source, onnx.__version__)}"
+    names_file = target / "names.txt"
+    if names_file.is_file():
+        latent, condition = names_file.read_text().split()
+        return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
+
+    model = onnx.load(str(source))
+    nodes = {node.name: node for node in model.graph.node}
+    if _DECODER_INPUT_NODE not in nodes or _CONDITION_NODE not in nodes:
+        raise ModelFileError(f"{source}: no /dec/ decoder nodes, cannot stream inside a sentence")
+    latent = nodes[_DECODER_INPUT_NODE].input[0]
+    condition = nodes[_CONDITION_NODE].input[0]
+    weights = {init.name: init for init in model.graph.initializer}
+    channels = weights[nodes[_DECODER_INPUT_NODE].input[1]].dims[1]
+    gin = weights[nodes[_CONDITION_NODE].input[1]].dims[1]
+    # The extractor needs shapes for the tensors it cuts at.
+    model.graph.value_info.extend(
+        [
+            helper.make_tensor_value_info(latent, TensorProto.FLOAT, [1, channels, "frames"]),
+            helper.make_tensor_value_info(condition, TensorProto.FLOAT, [1, gin, 1]),
+        ]
+    )
+    inputs = [i.name for i in model.graph.input if i.name not in weights]
+    extractor = Extractor(model)
+    front = extractor.extract_model(inputs, [latent, condition])
+    decoder = extractor.extract_model([latent, condition], [model.graph.output[0].name])
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))
+    try:
+        onnx.save(front, str(staging / "front.onnx"))
+        onnx.save(decoder, str(staging / "decoder.onnx"))
+        (staging / "names.txt").write_text(f"{latent}\n{condition}\n")
+        _publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _LOGGER.info("Split %s into front and decoder in %s", source, target)
+    return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
+
+
+def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) -> Path:
+    """An ALL-level optimized copy of ``source`` with external weights, made once."""
+    target = cache_dir / f"opt-{source.stem}-{_cache_key(source)}"
+    model_path = target / "model.onnx"
+    if model_path.is_file():
+        return model_path
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".opt-", dir=cache_dir))
+    try:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.optimized_model_filepath = str(staging / "model.onnx")
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", "model.data"
+        )
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+        )
+        ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        _publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _LOGGER.info("Optimized %s for this machine into %s", source, target)
+    return model_path
+
+
+def release_freed_heap() -> None:
+    """Give the heap that building sessions left behind back to the OS (glibc keeps it)."""
+    if platform.system() != "Linux":
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK)

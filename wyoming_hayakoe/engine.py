@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import audio as pcm
+from .audio_cache import AudioCache
 from .bert import BERT_PATH, TOKENIZER_PATH, BertEncoder
 from .errors import TextError
 from .onnx_runtime import RuntimeSettings
@@ -25,12 +26,15 @@ from .synthesizer import SynthesisParams, synthesize
 from .text.frontend import Phonemes, TextFrontend
 from .voice import Voice
 
-__all__ = ["Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]
+__all__ = ["Continuation", "Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]
 
 _LOGGER = logging.getLogger(__name__)
 
 MAX_SENTENCE_CHARS = 250
 """Longer sentences are cut at a comma (see sentences.split_long)."""
+
+_CACHEABLE_TEXT_CHARS = 2000
+"""Longer texts are not announcements: they are neither looked up nor kept."""
 
 CALIBRATION_TEXT = "こんにちは。今日は良い天気ですね、お出かけにぴったりです。"
 _CALIBRATION_PARAMS = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
@@ -48,6 +52,20 @@ class RenderedChunk:
     chunk of every sentence but the first; 0 otherwise."""
     audio: np.ndarray
     """Float32 samples in [-1, 1] at the voice's sample rate."""
+
+
+@dataclass
+class Continuation:
+    """What the next part of a text streamed in pieces needs from the part before it.
+
+    Pass the same object to every ``synthesize`` call of one stream: the pause between the
+    last sentence of one call and the first of the next is then predicted like any other.
+    """
+
+    previous_source: str = ""
+    """Source text of the last sentence synthesized so far."""
+    trailing_seconds: float = 0.0
+    """Silence already at the end of that sentence's audio."""
 
 
 @dataclass(frozen=True)
@@ -69,12 +87,15 @@ class Engine:
         threads: int | None = None,
         max_text_length: int | None = None,
         cache_dir: Path | None = None,
+        audio_cache_bytes: int = 0,
     ) -> None:
         """``cache_dir``: where models prepared for this machine are kept (see model_cache);
-        without it models load unprepared and sentences come out whole."""
+        without it models load unprepared and sentences come out whole.
+        ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none)."""
         self.settings = RuntimeSettings.create(threads)
         self.max_text_length = max_text_length
         self.cache_dir = cache_dir
+        self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         started = time.monotonic()
         self.frontend = TextFrontend(bert_root / TOKENIZER_PATH)
         self.bert = BertEncoder(bert_root / BERT_PATH, self.settings, cache_dir)
@@ -110,47 +131,84 @@ class Engine:
         return self._gains.get(voice.directory.resolve(), 1.0)
 
     def synthesize(
-        self, voice: Voice, text: str, params: SynthesisParams | None = None
+        self,
+        voice: Voice,
+        text: str,
+        params: SynthesisParams | None = None,
+        continuation: Continuation | None = None,
     ) -> Iterator[SentenceAudio]:
         """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
+        params = params or SynthesisParams()
+        key = None if continuation else self._cache_key(voice, text, params)
+        cached = self.audio_cache.get(key) if self.audio_cache and key else None
+        if cached is not None:
+            for sentence, audio in cached:
+                yield SentenceAudio(sentence, audio)
+            return
         gain = self.gain(voice)
-        for chunk in self.render(voice, text, params or SynthesisParams()):
-            yield SentenceAudio(
-                chunk.text,
-                pcm.silence_pcm16(chunk.pause_samples) + pcm.to_pcm16(chunk.audio, gain),
-            )
+        produced: list[tuple[str, bytes]] = []
+        for chunk in self.render(voice, text, params, continuation):
+            audio = pcm.silence_pcm16(chunk.pause_samples) + pcm.to_pcm16(chunk.audio, gain)
+            produced.append((chunk.text, audio))
+            yield SentenceAudio(chunk.text, audio)
+        # Only complete audio is kept: a generator closed early never gets here.
+        if self.audio_cache is not None and key is not None:
+            self.audio_cache.put(key, produced)
 
-    def render(self, voice: Voice, text: str, params: SynthesisParams) -> Iterator[RenderedChunk]:
+    def _cache_key(self, voice: Voice, text: str, params: SynthesisParams) -> tuple | None:
+        if self.audio_cache is None or len(text) > _CACHEABLE_TEXT_CHARS:
+            return None
+        try:
+            normalized = self.frontend.normalize(text)
+        except TextError:
+            return None
+        # The normalized text decides the sounds and pauses, the split decides the sentences.
+        sentences = tuple(s.text for s in split_for_synthesis(text))
+        return (voice.directory.resolve(), params, normalized, sentences)
+
+    def render(
+        self,
+        voice: Voice,
+        text: str,
+        params: SynthesisParams,
+        continuation: Continuation | None = None,
+    ) -> Iterator[RenderedChunk]:
         """Float audio per sentence (or window of it), with the pause that belongs before it."""
         if self.max_text_length is not None and len(text) > self.max_text_length:
-            raise TextError(
-                f"Text has {len(text)} characters; the limit is {self.max_text_length}"
-            )
+            raise TextError(f"Text has {len(text)} characters; the limit is {self.max_text_length}")
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)
         sentences = split_for_synthesis(text)
+        trailing: float | None = None  # silence at the end of the sentence before, if any
+        if continuation is not None and continuation.previous_source:
+            # The sentence before stands at index 0 so its pause is predicted as usual.
+            previous = continuation.previous_source
+            sentences.insert(0, Sentence(previous.strip(), previous))
+            trailing = continuation.trailing_seconds
         planner = PausePlanner(self, voice, sentences, style_vector, params)
-        previous: np.ndarray | None = None
         for index, sentence in enumerate(sentences):
+            if index == 0 and trailing is not None:
+                continue  # already spoken by an earlier call
             phonemes = self.frontend.phonemize(sentence.text)
             if not phonemes.has_speech:
                 _LOGGER.debug("Nothing to say in %r", sentence.text)
                 continue
             features = self.features(phonemes)
             pause = 0
-            if previous is not None:
+            if trailing is not None:
                 pause = missing_silence_samples(
-                    trailing_silence_seconds(previous, voice.sample_rate),
-                    planner.pause_before(index),
-                    voice.sample_rate,
+                    trailing, planner.pause_before(index), voice.sample_rate
                 )
             windows: list[np.ndarray] = []
             for window in synthesize(voice, phonemes, features, style_vector, params):
                 windows.append(window)
                 yield RenderedChunk(sentence.text, index, pause, window)
                 pause = 0
-            previous = np.concatenate(windows)
+            trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
+            if continuation is not None:
+                continuation.previous_source = sentence.source
+                continuation.trailing_seconds = trailing
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

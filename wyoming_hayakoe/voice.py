@@ -13,7 +13,7 @@ import onnxruntime as ort
 
 from .decoder import Decoder, DecoderShape
 from .errors import ModelFileError, UnknownStyleError
-from .model_cache import split_synthesizer
+from .model_cache import split_synthesizer, writable
 from .onnx_runtime import RuntimeSettings, require_io
 
 _LOGGER = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ def _open_synthesizer(
     path: Path, config: VoiceConfig, settings: RuntimeSettings, cache_dir: Path | None
 ) -> tuple[ort.InferenceSession, Decoder | None]:
     """The split synthesizer (front, decoder) if it can be prepared, else the whole one."""
-    if cache_dir is not None and path.is_file():
+    if cache_dir is not None and path.is_file() and writable(cache_dir):
         try:
             split = split_synthesizer(path, cache_dir)
             front = settings.open(split.front, "Synthesizer front", cache_dir)

@@ -1,0 +1,314 @@
+"""End to end: the server as a subprocess on 127.0.0.1 with the tiny test voice.
+
+One server serves most of this module. It runs with zero noise so that its audio can be
+compared with what the engine itself produces for the same text in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from server_utils import (
+    REPO_ROOT,
+    TINY_VOICE_DIR,
+    TINY_VOICE_ROOT,
+    Response,
+    ServerProcess,
+    ends_audio,
+    first_event,
+    free_port,
+    read_until,
+    server_env,
+    start_server,
+    synthesize,
+)
+from wyoming.info import Describe, Info
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeVoice,
+)
+
+from wyoming_hayakoe import __version__
+
+pytestmark = pytest.mark.skipif(
+    not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
+)
+
+Oracle = Callable[..., list[bytes]]
+SAMPLES_PER_CHUNK = 512
+QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+TEXT = "こんにちは。今日はいい天気ですね！散歩に行きましょう。"
+LONG_SENTENCES = 6
+LONG_TEXT = "".join(f"これは{i}番目のテストの文です。" for i in range(LONG_SENTENCES))
+
+
+def style_names() -> list[str]:
+    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
+    style2id = config["data"]["style2id"]
+    return sorted(style2id, key=style2id.__getitem__)
+
+
+def sample_rate() -> int:
+    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
+    return int(config["data"]["sampling_rate"])
+
+
+@pytest.fixture(scope="module")
+def server_and_oracle(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ServerProcess, Oracle]]:
+    proc = start_server(
+        tmp_path_factory.mktemp("server"), *QUIET, "--samples-per-chunk", str(SAMPLES_PER_CHUNK)
+    )
+    try:
+        # The engine in this process, with the server's settings: what the audio must be.
+        # Loaded while the server starts.
+        from wyoming_hayakoe.engine import Engine, SynthesisParams
+
+        engine = Engine(TINY_VOICE_ROOT, threads=1)
+        voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
+
+        def sentences(text: str, style: str = "Neutral") -> list[bytes]:
+            params = SynthesisParams(style=style, sdp_ratio=0, noise_scale=0, noise_scale_w=0)
+            return [s.pcm for s in engine.synthesize(voice, text, params)]
+
+        proc.wait_ready()
+        yield proc, sentences
+    finally:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(server_and_oracle: tuple[ServerProcess, object]) -> ServerProcess:
+    return server_and_oracle[0]
+
+
+@pytest.fixture(scope="module")
+def oracle(
+    server_and_oracle: tuple[ServerProcess, Oracle],
+) -> Oracle:
+    return server_and_oracle[1]
+
+
+def assert_well_formed(response: Response) -> None:
+    """One audio-start, same-format chunks with running timestamps, one audio-stop last."""
+    assert response.types[0] == "audio-start"
+    assert response.types[-1] == "audio-stop"
+    assert response.types.count("audio-start") == 1
+    assert response.types.count("audio-stop") == 1
+    start = response.starts[0]
+    assert (start.rate, start.width, start.channels) == (sample_rate(), 2, 1)
+    samples = 0
+    for chunk in response.chunks:
+        assert (chunk.rate, chunk.width, chunk.channels) == (start.rate, 2, 1)
+        assert 0 < chunk.samples <= SAMPLES_PER_CHUNK
+        assert chunk.timestamp == samples * 1000 // start.rate
+        samples += chunk.samples
+    assert samples > 0
+
+
+async def test_describe(server: ServerProcess) -> None:
+    async with server.client() as client:
+        await client.write_event(Describe().event())
+        info = Info.from_event(await first_event(client, "info"))
+    (program,) = info.tts
+    assert program.name == "hayakoe"
+    assert program.version == __version__
+    assert program.supports_synthesize_streaming
+    assert program.attribution.name and program.attribution.url
+    voices = {v.name: v for v in program.voices}
+    styles = style_names()
+    tiny = voices.pop("tiny")
+    assert tiny.installed
+    assert tiny.languages == ["ja"]
+    assert [s.name for s in tiny.speakers or []] == styles
+    # Every style but the first (the default) is offered as a voice of its own.
+    assert sorted(voices) == sorted(f"tiny ({style})" for style in styles[1:])
+    assert all(v.installed and v.languages == ["ja"] for v in voices.values())
+
+
+async def test_synthesize_default_voice(server: ServerProcess, oracle: Oracle) -> None:
+    async with server.client() as client:
+        response = await synthesize(client, TEXT)
+    assert_well_formed(response)
+    expected = oracle(TEXT)
+    assert len(expected) == 3 and all(expected)  # audio for every sentence
+    assert response.pcm == b"".join(expected)
+
+
+async def test_named_voice_style_as_speaker_and_styled_name(
+    server: ServerProcess, oracle: Oracle
+) -> None:
+    style = style_names()[4]
+    async with server.client() as client:
+        named = await synthesize(client, TEXT, voice="tiny")
+        by_speaker = await synthesize(client, TEXT, voice="tiny", speaker=style)
+        by_name = await synthesize(client, TEXT, voice=f"tiny ({style})")
+    for response in (named, by_speaker, by_name):
+        assert_well_formed(response)
+    assert named.pcm == b"".join(oracle(TEXT))
+    styled = b"".join(oracle(TEXT, style))
+    assert styled != named.pcm
+    assert by_speaker.pcm == styled
+    assert by_name.pcm == styled
+
+
+async def test_unknown_voice_or_style_is_an_error_and_the_connection_survives(
+    server: ServerProcess,
+) -> None:
+    async with server.client() as client:
+        unknown_voice = await synthesize(client, TEXT, voice="no-such-voice")
+        unknown_style = await synthesize(client, TEXT, voice="tiny", speaker="NoSuchStyle")
+        fine = await synthesize(client, TEXT)
+    assert unknown_voice.types == ["error"]
+    (error,) = unknown_voice.errors
+    assert error.code == "unknown-voice" and "no-such-voice" in error.text
+    assert unknown_style.types == ["error"]
+    (error,) = unknown_style.errors
+    assert error.code == "unknown-style" and "NoSuchStyle" in error.text
+    assert_well_formed(fine)
+
+
+async def test_streamed_text_starts_audio_before_the_stream_ends(
+    server: ServerProcess, oracle: Oracle
+) -> None:
+    sentences = ["最初の文です。", "二番目の文ですね！", "そして最後の文です。"]
+    text = "".join(sentences)
+    async with server.client() as client:
+        await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="tiny")).event())
+        head = sentences[0] + sentences[1][:2]  # the first sentence is complete
+        for i in range(0, len(head), 3):
+            await client.write_event(SynthesizeChunk(text=head[i : i + 3]).event())
+        # Audio must come while the client has not even sent the rest of the text.
+        response = await read_until(client, lambda e: e.type == "audio-start")
+        rest = text[len(head) :]
+        for i in range(0, len(rest), 3):
+            await client.write_event(SynthesizeChunk(text=rest[i : i + 3]).event())
+        # Home Assistant repeats the whole text for servers that cannot stream.
+        await client.write_event(Synthesize(text=text).event())
+        await client.write_event(SynthesizeStop().event())
+        await read_until(client, lambda e: e.type == "synthesize-stopped", response)
+        # Nothing else is pending: the next answer is the one to this describe.
+        await client.write_event(Describe().event())
+        after = await client.read_event()
+    assert after is not None and after.type == "info"
+    assert response.types[-2:] == ["audio-stop", "synthesize-stopped"]
+    assert_well_formed(Response(response.events[:-1]))
+    position = 0
+    for sentence in sentences:  # each sentence's audio, in order
+        (pcm,) = oracle(sentence)
+        found = response.pcm.find(pcm, position)
+        assert found >= position, f"audio of {sentence} missing"
+        position = found + len(pcm)
+
+
+async def test_describe_is_answered_quickly_during_a_long_synthesis(
+    server: ServerProcess,
+) -> None:
+    async with server.client() as busy, server.client() as other:
+        await busy.write_event(Synthesize(text=LONG_TEXT).event())
+        response = await read_until(busy, lambda e: e.type == "audio-chunk")
+        # Keep reading, so the long synthesis goes on while describe is asked.
+        reader = asyncio.create_task(read_until(busy, ends_audio, response))
+        delays = []
+        for _ in range(5):
+            started = time.monotonic()
+            await other.write_event(Describe().event())
+            await first_event(other, "info", timeout=10)
+            delays.append(time.monotonic() - started)
+            await asyncio.sleep(0.05)
+        # The long text must still be in progress, or the check above proved nothing.
+        assert not reader.done()
+        await reader
+    assert max(delays) < 0.1, delays
+    assert_well_formed(response)
+
+
+async def test_client_hanging_up_frees_the_worker(server: ServerProcess) -> None:
+    async with server.client() as client:
+        started = time.monotonic()
+        # A text no other test sends: the audio cache must not answer it.
+        await client.write_event(Synthesize(text="切断の試験です。" + LONG_TEXT).event())
+        await first_event(client, "audio-chunk")
+        one_sentence = time.monotonic() - started
+    # Hung up after the first sentence: the rest of the long text must not hold up the next
+    # request, which would otherwise wait for about LONG_SENTENCES - 1 more sentences.
+    async with server.client() as client:
+        started = time.monotonic()
+        response = await synthesize(client, "はい。")
+        next_time = time.monotonic() - started
+    assert_well_formed(response)
+    assert next_time < one_sentence * LONG_SENTENCES / 2, (next_time, one_sentence)
+
+
+def test_health_check(server: ServerProcess) -> None:
+    def check(uri: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "wyoming_hayakoe.health_check", "--uri", uri, "--timeout", "5"],
+            cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+
+    assert check(server.uri).returncode == 0
+    down = check(f"tcp://127.0.0.1:{free_port()}")
+    assert down.returncode == 1
+    assert "unhealthy" in down.stderr
+
+
+async def interrupt_mid_synthesis(proc: ServerProcess, signum: int) -> None:
+    """Send ``signum`` while a long text is being synthesized; the server must stop cleanly."""
+    async with proc.client() as client:
+        await client.write_event(Synthesize(text=LONG_TEXT).event())
+        await first_event(client, "audio-chunk")
+        reader = asyncio.create_task(read_until(client, ends_audio))
+        elapsed = await asyncio.to_thread(proc.signal_and_wait, signum)
+        assert not reader.done() or reader.exception() is not None  # it was mid-synthesis
+        reader.cancel()
+    assert elapsed < 2.0
+    assert proc.process.returncode == 0
+    assert "Traceback" not in proc.log()
+
+
+async def test_sigterm_mid_synthesis_stops_within_2_seconds(tmp_path: Path) -> None:
+    proc = start_server(tmp_path, "--threads", "1")
+    try:
+        proc.wait_ready()
+        await interrupt_mid_synthesis(proc, signal.SIGTERM)
+    finally:
+        proc.kill()
+
+
+async def test_no_streaming_then_ctrl_c(tmp_path: Path) -> None:
+    """With --no-streaming only synthesize is spoken; SIGINT (Ctrl-C) stops it cleanly."""
+    proc = start_server(
+        tmp_path, "--no-streaming", "--threads", "1", "--samples-per-chunk", str(SAMPLES_PER_CHUNK)
+    )
+    try:
+        proc.wait_ready()
+        async with proc.client() as client:
+            await client.write_event(Describe().event())
+            info = Info.from_event(await first_event(client, "info"))
+            # Stream events are ignored; the plain synthesize is what gets spoken.
+            await client.write_event(SynthesizeStart().event())
+            await client.write_event(SynthesizeChunk(text="無視されます。").event())
+            response = await synthesize(client, TEXT)
+            await client.write_event(SynthesizeStop().event())
+            await client.write_event(Describe().event())
+            after = await client.read_event()
+        assert not info.tts[0].supports_synthesize_streaming
+        assert_well_formed(response)
+        assert after is not None and after.type == "info"
+        await interrupt_mid_synthesis(proc, signal.SIGINT)
+    finally:
+        proc.kill()

@@ -1,0 +1,58 @@
+"""Audio of one response as Wyoming events: audio-start, timed audio-chunks, audio-stop."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.event import Event
+
+SAMPLE_WIDTH = 2  # int16
+CHANNELS = 1
+
+
+@dataclass
+class AudioResponse:
+    """Sends PCM as it comes: audio-start once, chunks of at most ``samples_per_chunk``
+    samples stamped with their start time in milliseconds, audio-stop at the end."""
+
+    write: Callable[[Event], Awaitable[None]]
+    rate: int
+    samples_per_chunk: int
+    started: bool = False
+    samples: int = 0
+
+    def _ms(self) -> int:
+        return self.samples * 1000 // self.rate
+
+    async def start(self) -> None:
+        if not self.started:
+            self.started = True
+            await self.write(
+                AudioStart(
+                    rate=self.rate, width=SAMPLE_WIDTH, channels=CHANNELS, timestamp=0
+                ).event()
+            )
+
+    async def pcm(self, pcm: bytes) -> None:
+        if not pcm:
+            return
+        await self.start()
+        step = self.samples_per_chunk * SAMPLE_WIDTH * CHANNELS
+        for offset in range(0, len(pcm), step):
+            chunk = pcm[offset : offset + step]
+            await self.write(
+                AudioChunk(
+                    rate=self.rate,
+                    width=SAMPLE_WIDTH,
+                    channels=CHANNELS,
+                    audio=chunk,
+                    timestamp=self._ms(),
+                ).event()
+            )
+            self.samples += len(chunk) // (SAMPLE_WIDTH * CHANNELS)
+
+    async def stop(self) -> None:
+        await self.start()
+        await self.write(AudioStop(timestamp=self._ms()).event())

@@ -1,0 +1,240 @@
+"""Command line of ``wyoming-hayakoe``: parsing and checking every option before start-up.
+
+Kept free of heavy imports (no ONNX Runtime) so that ``--help``, ``--version`` and a bad value
+answer at once. A bad value ends the program with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+from urllib.parse import urlparse
+
+from . import __version__
+
+ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
+DEFAULT_URI = "tcp://0.0.0.0:10200"
+DEFAULT_VOICE = "jvnv-F1-jp"
+DEFAULT_DATA_DIR = "./data"
+DEFAULT_ZEROCONF_NAME = "hayakoe"
+# Room for a long LLM answer; longer texts are refused with an error event.
+DEFAULT_MAX_TEXT_LENGTH = 10_000
+DEFAULT_SAMPLES_PER_CHUNK = 1024
+# Options that map onto the engine's SynthesisParams fields (None: keep the engine default).
+PARAM_OPTIONS = {
+    "style": "style",
+    "speed": "speed",
+    "sdp_ratio": "sdp_ratio",
+    "noise_scale": "noise_scale",
+    "noise_w": "noise_scale_w",
+    "style_weight": "style_weight",
+}
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """Reports a bad argument in one line (no usage block) and exits with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_float(text: str) -> float:
+    value = _float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = _float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def _ratio(text: str) -> float:
+    value = _float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def _uri(text: str) -> str:
+    parsed = urlparse(text)
+    if parsed.scheme == "tcp":
+        try:
+            port = parsed.port
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
+        if not parsed.hostname or port is None:
+            raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
+    elif parsed.scheme == "unix":
+        if not parsed.path:
+            raise argparse.ArgumentTypeError(f"expected unix://PATH, got {text!r}")
+    elif parsed.scheme != "stdio":
+        raise argparse.ArgumentTypeError(
+            f"unsupported URI {text!r}: use tcp://HOST:PORT, unix://PATH or stdio://"
+        )
+    return text
+
+
+def build_parser() -> OneLineArgumentParser:
+    parser = OneLineArgumentParser(
+        prog="wyoming-hayakoe",
+        description="Wyoming text-to-speech server for HayaKoe Japanese voices. Extra "
+        f"arguments can also be given in the {ENV_ARGS} environment variable "
+        "(read before the command line, which wins).",
+    )
+    add = parser.add_argument
+    add(
+        "--uri",
+        type=_uri,
+        default=DEFAULT_URI,
+        help=f"where to listen: tcp://HOST:PORT, unix://PATH or stdio:// (default: {DEFAULT_URI})",
+    )
+    add(
+        "--voice",
+        default=DEFAULT_VOICE,
+        help=f"voice used when a request names none (default: {DEFAULT_VOICE})",
+    )
+    add(
+        "--data-dir",
+        action="append",
+        type=Path,
+        help=f"directory with voices; repeat for more (default: {DEFAULT_DATA_DIR})",
+    )
+    add(
+        "--download-dir",
+        type=Path,
+        help="where missing voices are downloaded (default: first --data-dir)",
+    )
+    add(
+        "--zeroconf",
+        nargs="?",
+        const=DEFAULT_ZEROCONF_NAME,
+        metavar="NAME",
+        help=f"announce the server over zeroconf/mDNS as NAME (default: {DEFAULT_ZEROCONF_NAME})",
+    )
+    add("--style", help="default style (default: the voice's Neutral style)")
+    add(
+        "--speed",
+        type=_positive_float,
+        help="speech length scale: above 1 is slower (default: 1.0)",
+    )
+    add(
+        "--sdp-ratio",
+        type=_ratio,
+        help="stochastic duration predictor ratio, 0 to 1 (default: 0.2)",
+    )
+    add("--noise-scale", type=_non_negative_float, help="voice variation noise (default: 0.6)")
+    add("--noise-w", type=_non_negative_float, help="phoneme length noise (default: 0.8)")
+    add("--style-weight", type=_non_negative_float, help="strength of the style (default: 1.0)")
+    add(
+        "--samples-per-chunk",
+        type=_positive_int,
+        default=DEFAULT_SAMPLES_PER_CHUNK,
+        help=f"samples per audio-chunk event (default: {DEFAULT_SAMPLES_PER_CHUNK})",
+    )
+    add(
+        "--no-streaming",
+        action="store_true",
+        help="do not accept streamed text (synthesize-start/chunk/stop)",
+    )
+    add("--threads", type=_positive_int, help="CPU threads for ONNX Runtime (default: all cores)")
+    add(
+        "--cache-dir",
+        type=Path,
+        help="where models prepared for this machine are kept: split for sound inside a "
+        "sentence and optimized once (default: DOWNLOAD_DIR/cache; if not writable, models "
+        "load as published and each sentence comes whole)",
+    )
+    add(
+        "--audio-cache-mb",
+        type=_non_negative_float,
+        default=32.0,
+        help="memory for finished audio, so repeated announcements play at once "
+        "(default: 32; 0 turns it off)",
+    )
+    add("--local-files-only", action="store_true", help="never download; use only installed voices")
+    add(
+        "--max-text-length",
+        type=_positive_int,
+        default=DEFAULT_MAX_TEXT_LENGTH,
+        help=f"longest text accepted, in characters (default: {DEFAULT_MAX_TEXT_LENGTH})",
+    )
+    add("--debug", action="store_true", help="log debug messages")
+    add("--log-format", default=logging.BASIC_FORMAT, help="format of log messages")
+    add("--version", action="version", version=__version__, help="print the version and exit")
+    return parser
+
+
+def parse_args(
+    argv: Sequence[str] | None = None, environ: dict[str, str] | None = None
+) -> argparse.Namespace:
+    """Parse ``$WYOMING_HAYAKOE_ARGS`` + ``argv``; exits with status 2 on a bad value."""
+    parser = build_parser()
+    env = os.environ if environ is None else environ
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        extra = shlex.split(env.get(ENV_ARGS, ""))
+    except ValueError as err:
+        parser.error(f"cannot split ${ENV_ARGS}: {err}")
+    args = parser.parse_args(extra + args_list)
+    _check_dirs(parser, args)
+    _check_combinations(parser, args)
+    return args
+
+
+def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
+    args.data_dir = args.data_dir or [Path(DEFAULT_DATA_DIR)]
+    args.download_dir = args.download_dir or args.data_dir[0]
+    for data_dir in args.data_dir:
+        if data_dir == args.download_dir and not data_dir.exists():
+            continue  # created below
+        if not data_dir.is_dir():
+            parser.error(f"argument --data-dir: {data_dir} is not a directory")
+        if not os.access(data_dir, os.R_OK | os.X_OK):
+            parser.error(f"argument --data-dir: {data_dir} is not readable")
+    if args.local_files_only:
+        return
+    try:
+        args.download_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        parser.error(f"argument --download-dir: cannot create {args.download_dir}: {err.strerror}")
+    if not os.access(args.download_dir, os.W_OK | os.X_OK):
+        parser.error(f"argument --download-dir: {args.download_dir} is not writable")
+
+
+def _check_combinations(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
+    if args.zeroconf is not None:
+        if not args.zeroconf.strip():
+            parser.error("argument --zeroconf: the name must not be empty")
+        if urlparse(args.uri).scheme != "tcp":
+            parser.error("argument --zeroconf: needs a tcp:// --uri")

@@ -92,9 +92,7 @@ class RuntimeSettings:
         options.log_severity_level = 3
         return options
 
-    def open(
-        self, path: Path, what: str, cache_dir: Path | None = None
-    ) -> ort.InferenceSession:
+    def open(self, path: Path, what: str, cache_dir: Path | None = None) -> ort.InferenceSession:
         """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError.
 
         With a writable ``cache_dir`` the model is optimized once into it and later loaded

@@ -66,9 +66,7 @@ def synthesize(
         audio_output = voice.synthesizer.get_outputs()[0].name
         yield voice.synthesizer.run([audio_output], inputs)[0].reshape(-1)
         return
-    latent, condition = voice.synthesizer.run(
-        [decoder.latent_name, decoder.condition_name], inputs
-    )
+    latent, condition = voice.synthesizer.run([decoder.latent_name, decoder.condition_name], inputs)
     yield from decoder.windows(latent, condition)
 
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fs_utils import read_only
 from hf_server import (
     Fault,
     HFTestServer,
@@ -253,31 +250,10 @@ def test_symlinked_file_leading_outside_is_replaced_not_followed(
     assert (data / synth).read_bytes() == served[synth]
 
 
-@contextlib.contextmanager
-def _read_only(path: Path) -> Iterator[bool]:
-    """Make ``path`` unwritable, even for root (immutable flag); yields False if impossible."""
-    path.chmod(0o555)
-    immutable = False
-    if os.access(path, os.W_OK) and shutil.which("chattr"):  # root ignores mode bits
-        immutable = subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
-    try:
-        probe = path / ".probe"
-        try:
-            probe.touch()
-            probe.unlink()
-            yield False
-        except OSError:
-            yield True
-    finally:
-        if immutable:
-            subprocess.run(["chattr", "-i", str(path)], check=True)
-        path.chmod(0o755)
-
-
 def test_read_only_data_dir_gives_clear_error(tmp_path: Path, server: HFTestServer) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    with _read_only(data) as is_read_only:
+    with read_only(data) as is_read_only:
         if not is_read_only:
             pytest.skip("cannot make a directory read-only here")
         with pytest.raises(DownloadError) as err:

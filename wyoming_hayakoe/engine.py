@@ -19,12 +19,13 @@ from . import audio as pcm
 from .audio_cache import AudioCache
 from .bert import BERT_PATH, TOKENIZER_PATH, BertEncoder
 from .errors import TextError
+from .model_cache import cached_number, release_freed_heap
 from .onnx_runtime import RuntimeSettings
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
 from .sentences import Sentence, split_long, split_text
 from .synthesizer import SynthesisParams, synthesize
 from .text.frontend import Phonemes, TextFrontend
-from .voice import Voice
+from .voice import SYNTHESIZER_FILE, Voice
 
 __all__ = ["Continuation", "Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]
 
@@ -102,6 +103,7 @@ class Engine:
         self._voices: dict[Path, Voice] = {}
         self._gains: dict[Path, float] = {}
         self._load_lock = threading.Lock()
+        release_freed_heap()
         _LOGGER.info(
             "Loaded tokenizer and BERT from %s in %.2f s (%d threads)",
             bert_root,
@@ -117,7 +119,13 @@ class Engine:
             if voice is None:
                 started = time.monotonic()
                 voice = Voice.load(voice_dir, self.settings, name, self.cache_dir)
-                self._gains[key] = self._calibrate(voice)
+                self._gains[key] = cached_number(
+                    self.cache_dir,
+                    [voice_dir / SYNTHESIZER_FILE, self.bert.path],
+                    "gain",
+                    lambda: self._calibrate(voice),
+                )
+                release_freed_heap()
                 self._voices[key] = voice
                 _LOGGER.info(
                     "Voice %s ready in %.2f s (gain %.2f)",

@@ -22,6 +22,7 @@ import os
 import platform
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,6 +135,26 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
         raise
     _LOGGER.info("Optimized %s for this machine into %s", source, target)
     return model_path
+
+
+def cached_number(
+    cache_dir: Path | None, sources: list[Path], name: str, compute: Callable[[], float]
+) -> float:
+    """A number derived from model files (a voice's gain), computed once per set of files."""
+    if cache_dir is None:
+        return compute()
+    key = _cache_key(sources[0], *(_cache_key(source) for source in sources[1:]), name)
+    path = cache_dir / f"{name}-{key}.txt"
+    try:
+        return float(path.read_text())
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    if writable(cache_dir):
+        staging = path.with_suffix(f".{os.getpid()}.tmp")
+        staging.write_text(repr(value))
+        staging.replace(path)
+    return value
 
 
 def release_freed_heap() -> None:

@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import onnxruntime as ort
 
@@ -32,8 +33,9 @@ from .errors import ModelFileError
 
 _LOGGER = logging.getLogger(__name__)
 
-_DECODER_INPUT_NODE = "/dec/conv_pre/Conv"
-_CONDITION_NODE = "/dec/cond/Conv"
+# Found by path suffix: exporters name them /dec/... or /net_g/dec/... depending on wrapping.
+_DECODER_INPUT_NODE = "dec/conv_pre/Conv"
+_CONDITION_NODE = "dec/cond/Conv"
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,12 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
         return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
 
     model = onnx.load(str(source))
-    nodes = {node.name: node for node in model.graph.node}
-    if _DECODER_INPUT_NODE not in nodes or _CONDITION_NODE not in nodes:
-        raise ModelFileError(f"{source}: no /dec/ decoder nodes, cannot stream inside a sentence")
-    latent = nodes[_DECODER_INPUT_NODE].input[0]
-    condition = nodes[_CONDITION_NODE].input[0]
+    pre = _node_by_suffix(model, _DECODER_INPUT_NODE, source)
+    cond = _node_by_suffix(model, _CONDITION_NODE, source)
+    latent, condition = pre.input[0], cond.input[0]
     weights = {init.name: init for init in model.graph.initializer}
-    channels = weights[nodes[_DECODER_INPUT_NODE].input[1]].dims[1]
-    gin = weights[nodes[_CONDITION_NODE].input[1]].dims[1]
+    channels = weights[pre.input[1]].dims[1]
+    gin = weights[cond.input[1]].dims[1]
     # The extractor needs shapes for the tensors it cuts at.
     model.graph.value_info.extend(
         [
@@ -109,6 +109,13 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
         raise
     _LOGGER.info("Split %s into front and decoder in %s", source, target)
     return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
+
+
+def _node_by_suffix(model: Any, suffix: str, source: Path) -> Any:
+    found = [node for node in model.graph.node if node.name.endswith("/" + suffix)]
+    if len(found) != 1:
+        raise ModelFileError(f"{source}: no single {suffix} node, cannot split the decoder off")
+    return found[0]
 
 
 def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) -> Path:

@@ -1,0 +1,114 @@
+"""``python -m wyoming_hayakoe.reading``: normalized text, token ids, reading, JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wyoming_hayakoe.reading import main
+from wyoming_hayakoe.text.frontend import TextFrontend
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out.splitlines(), captured.err
+
+
+def test_last_line_is_the_katakana_reading(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, lines, _ = _run(capsys, "--data-dir", str(tmp_path), "こんにちは、世界。")
+    assert code == 0
+    assert lines == ["normalized: こんにちは,世界.", "コンニチワ,セカイ."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["今日は良い天気ですね！", "Wi-Fiは7:30に再起動します。", "えっ……本当？", "ἀです", ""],
+)
+def test_reading_matches_the_reference(
+    text: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    hayakoe_reference: Callable[[str], Any],
+) -> None:
+    expected = hayakoe_reference(text)
+    code, lines, _ = _run(capsys, "--data-dir", str(tmp_path), text)
+    assert code == 0
+    assert lines[0] == f"normalized: {expected.normalized}"
+    assert lines[-1] == expected.reading
+
+
+def test_json_holds_the_front_end_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, plain_frontend: TextFrontend
+) -> None:
+    text = "リビングの電気を消しました。"
+    code, lines, _ = _run(capsys, "--json", "--data-dir", str(tmp_path), text)
+    assert code == 0 and len(lines) == 1
+    report = json.loads(lines[0])
+    phonemes = plain_frontend.phonemize(text)
+    for field in ("normalized", "phones", "phone_ids", "tone_ids", "language_ids", "word2ph"):
+        assert report[field] == getattr(phonemes, field), field
+    assert "token_ids" not in report
+
+
+def test_token_ids_with_a_tokenizer(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    bert_tokenizer_dir: Path,
+    transformers_tokenizer: Any,
+) -> None:
+    text = "おはよう、Alexa！"
+    code, lines, _ = _run(capsys, "--json", "--tokenizer-dir", str(bert_tokenizer_dir), text)
+    assert code == 0
+    report = json.loads(lines[0])
+    assert report["token_ids"] == transformers_tokenizer(report["bert_text"])["input_ids"]
+
+    # Found under --data-dir too, where the server keeps it.
+    tokenizer = tmp_path / "bert" / "tokenizer"
+    tokenizer.mkdir(parents=True)
+    shutil.copy(bert_tokenizer_dir / "vocab.txt", tokenizer / "vocab.txt")
+    code, lines, _ = _run(capsys, "--data-dir", str(tmp_path), text)
+    assert code == 0 and len(lines) == 3
+    assert lines[1] == "token ids: " + " ".join(map(str, report["token_ids"]))
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "required: text"),
+        (["--tokenizer-dir", "/nonexistent/tokenizer", "x"], "no vocab.txt in"),
+        (["--bogus", "x"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_arguments_are_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_runs_as_a_module(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_hayakoe.reading", "--data-dir", str(tmp_path), "はい"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert result.stdout.splitlines()[-1] == "ハイ"

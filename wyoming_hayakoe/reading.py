@@ -1,0 +1,95 @@
+"""Show how the server will read a text: ``python -m wyoming_hayakoe.reading "TEXT"``.
+
+Prints the normalized text, the BERT token ids (only when a tokenizer is found), and on the
+last line the katakana reading (punctuation as the marks the model sees, ``'`` for characters
+OpenJTalk cannot read). ``--json`` prints one JSON object instead, with the normalized text,
+the phonemes and the synthesizer's id sequences (after ``add_blank``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .cli import DEFAULT_DATA_DIR, OneLineArgumentParser
+from .errors import HayakoeError
+from .text.frontend import TextFrontend
+from .text.g2p import g2p
+from .text.tokenizer import VOCAB_FILE
+
+TOKENIZER_SUBDIR = Path("bert/tokenizer")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = OneLineArgumentParser(
+        prog="python -m wyoming_hayakoe.reading",
+        description="Show the normalized text and the reading HayaKoe voices will speak.",
+    )
+    parser.add_argument("text", help="the text to read (quote it)")
+    parser.add_argument(
+        "--json", action="store_true", help="print phonemes and ids as one JSON object"
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(DEFAULT_DATA_DIR),
+        help=f"voice data folder whose {TOKENIZER_SUBDIR} is used if present "
+        f"(default: {DEFAULT_DATA_DIR})",
+    )
+    parser.add_argument(
+        "--tokenizer-dir",
+        type=Path,
+        help=f"folder with the BERT {VOCAB_FILE}, to show token ids "
+        f"(default: DATA_DIR/{TOKENIZER_SUBDIR} if it exists)",
+    )
+    return parser
+
+
+def _tokenizer_dir(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Path | None:
+    if args.tokenizer_dir is not None:
+        if not (args.tokenizer_dir / VOCAB_FILE).is_file():
+            parser.error(f"argument --tokenizer-dir: no {VOCAB_FILE} in {args.tokenizer_dir}")
+        return Path(args.tokenizer_dir)
+    default = args.data_dir / TOKENIZER_SUBDIR
+    return default if (default / VOCAB_FILE).is_file() else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    tokenizer_dir = _tokenizer_dir(parser, args)
+    try:
+        frontend = TextFrontend(tokenizer_dir)
+        phonemes = frontend.phonemize(args.text)
+        reading = "".join(g2p(phonemes.normalized).readings)
+        token_ids = frontend.token_ids(phonemes.bert_text) if frontend.has_tokenizer else None
+    except HayakoeError as err:
+        sys.stderr.write(f"error: {err}\n")
+        return 1
+    if args.json:
+        report: dict[str, object] = {
+            "normalized": phonemes.normalized,
+            "bert_text": phonemes.bert_text,
+            "reading": reading,
+            "phones": phonemes.phones,
+            "phone_ids": phonemes.phone_ids,
+            "tone_ids": phonemes.tone_ids,
+            "language_ids": phonemes.language_ids,
+            "word2ph": phonemes.word2ph,
+        }
+        if token_ids is not None:
+            report["token_ids"] = token_ids
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        return 0
+    sys.stdout.write(f"normalized: {phonemes.normalized}\n")
+    if token_ids is not None:
+        sys.stdout.write(f"token ids: {' '.join(map(str, token_ids))}\n")
+    sys.stdout.write(reading + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The Japanese text front-end: text to the synthesizer's phoneme, tone and language ids.
+
+It reproduces hayakoe 1.3.1 (Style-Bert-VITS2 JP-Extra) exactly: ``tests/test_frontend_parity.py``
+compares every field on a corpus and on generated text. It differs only where the reference
+fails (an exception, an assertion, a word2ph that does not fit its BERT tokens, or a crash):
+
+- unassigned code points in readable ranges are deleted by the normalizer (the reference
+  keeps them and its BERT tokenizer drops them);
+- numbers of 52 digits or more are read digit by digit (num2words refuses them);
+- normalized text longer than 500 characters is analysed by OpenJTalk in pieces (the
+  reference analyses it at once, in time growing with the square of the length, and crashes
+  the process with a segmentation fault from about 2,700 characters);
+- ``クヮ`` and ``グヮ`` (OpenJTalk phonemes ``kw``, ``gw``, which SBV2 has no symbol for)
+  are spoken as ``k``, ``g`` (the reference fails on the symbol lookup);
+- a word OpenJTalk writes with characters the normalizer folds away (``𥝱`` in the reading
+  of 25 kanji digits or more) gives its phonemes to the token before it;
+- accent phrases whose pitch leaves the two-level range, and long-vowel marks after an empty
+  word, are handled instead of failing (none is known to occur);
+- other disagreements between OpenJTalk's readings and labels raise :class:`TextError`
+  (none is known either).
+
+Empty text, whitespace, punctuation, emoji and control characters give a valid
+:class:`Phonemes` with no speech in it (only padding and marks): check :attr:`Phonemes.has_speech`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from ..errors import ModelFileError, TextError
+from .english import EnglishReader
+from .g2p import g2p
+from .normalize import normalize_text
+from .symbols import JP_LANGUAGE_ID, JP_TONE_OFFSET, PAD, PUNCTUATIONS, SYMBOL_TO_ID
+from .tokenizer import BertTokenizer, tokenize
+
+_LOGGER = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+_BLANK_ID = SYMBOL_TO_ID[PAD]
+_OUTSIDE_TABLE = {"kw": "k", "gw": "g"}
+"""OpenJTalk phonemes SBV2 has no symbol for (クヮ, グヮ, old spellings of カ, ガ)."""
+_SILENT = frozenset((PAD, *PUNCTUATIONS))
+
+
+@dataclass(frozen=True)
+class Phonemes:
+    """One text ready for the BERT and the synthesizer (``add_blank`` applied)."""
+
+    normalized: str
+    bert_text: str
+    """The normalized text reduced to what the G2P read; one BERT token per character."""
+    phones: list[str]
+    phone_ids: list[int]
+    tone_ids: list[int]
+    language_ids: list[int]
+    word2ph: list[int]
+    """Phonemes per BERT token, ``[CLS]`` and ``[SEP]`` included: ``len(bert_text) + 2``
+    entries summing to ``len(phone_ids)``."""
+
+    @property
+    def has_speech(self) -> bool:
+        """False when there is nothing to pronounce (only padding and punctuation marks)."""
+        return any(phone not in _SILENT for phone in self.phones)
+
+
+class TextFrontend:
+    """Normalizer, G2P and BERT tokenizer of one server (or one user dictionary state).
+
+    ``tokenizer_dir`` is a voice data's ``bert/tokenizer`` folder; without it everything but
+    :meth:`token_ids` works. ``keep_words`` are user-dictionary surfaces that must reach
+    OpenJTalk as written (not replaced by an English reading). Safe to share between threads.
+    """
+
+    def __init__(
+        self, tokenizer_dir: Path | None = None, keep_words: frozenset[str] = frozenset()
+    ) -> None:
+        self._tokenizer = BertTokenizer.from_directory(tokenizer_dir) if tokenizer_dir else None
+        self._english = EnglishReader(keep_words)
+
+    @property
+    def has_tokenizer(self) -> bool:
+        """Whether :meth:`token_ids` works (a tokenizer directory was given)."""
+        return self._tokenizer is not None
+
+    def normalize(self, text: str) -> str:
+        """The normalized text alone (what :attr:`Phonemes.normalized` will hold)."""
+        return normalize_text(_checked(text), self._english)
+
+    def phonemize(self, text: str) -> Phonemes:
+        """Normalize, G2P, map to ids and add blanks; raises :class:`TextError` only."""
+        normalized = self.normalize(text)
+        result = g2p(normalized)
+        phones = [PAD, *(_OUTSIDE_TABLE.get(p, p) for p in result.phones), PAD]
+        unknown = sorted({p for p in phones if p not in SYMBOL_TO_ID})
+        if unknown:
+            raise TextError(f"No symbol for the phonemes {unknown} of {normalized!r}")
+        word2ph = [2 * n for n in (1, *result.word2ph, 1)]
+        word2ph[0] += 1
+        bert_text = "".join(result.words)
+        phonemes = Phonemes(
+            normalized=normalized,
+            bert_text=bert_text,
+            phones=_with_blanks(phones, PAD),
+            phone_ids=_with_blanks([SYMBOL_TO_ID[p] for p in phones], _BLANK_ID),
+            tone_ids=_with_blanks([JP_TONE_OFFSET + t for t in (0, *result.tones, 0)], 0),
+            language_ids=_with_blanks([JP_LANGUAGE_ID] * len(phones), 0),
+            word2ph=word2ph,
+        )
+        _check_alignment(phonemes)
+        return phonemes
+
+    def token_ids(self, bert_text: str) -> list[int]:
+        """BERT input ids of :attr:`Phonemes.bert_text`, ``[CLS]`` and ``[SEP]`` included."""
+        if self._tokenizer is None:
+            raise ModelFileError("No BERT tokenizer directory was given to the text front-end")
+        return self._tokenizer.encode(bert_text)
+
+
+def _checked(text: str) -> str:
+    if not isinstance(text, str):
+        raise TextError(f"Text must be a string, not {type(text).__name__}")
+    return text
+
+
+def _with_blanks(items: list[_T], blank: _T) -> list[_T]:
+    """``add_blank``: ``blank`` before, between and after the items."""
+    result = [blank] * (2 * len(items) + 1)
+    result[1::2] = items
+    return result
+
+
+def _check_alignment(phonemes: Phonemes) -> None:
+    """The BERT features can only be spread over the phonemes if these hold."""
+    tokens = len(tokenize(phonemes.bert_text)) + 2
+    if not len(phonemes.word2ph) == len(phonemes.bert_text) + 2 == tokens:
+        raise TextError(
+            f"{len(phonemes.word2ph)} word2ph entries for {tokens} BERT tokens of "
+            f"{phonemes.bert_text!r}"
+        )
+    if sum(phonemes.word2ph) != len(phonemes.phone_ids):
+        raise TextError(
+            f"word2ph covers {sum(phonemes.word2ph)} of {len(phonemes.phone_ids)} phonemes "
+            f"of {phonemes.bert_text!r}"
+        )

@@ -1,0 +1,193 @@
+"""G2P: normalized text to phonemes, accents and word2ph, as SBV2 JP-Extra (and the reference).
+
+Two views of the text are combined: OpenJTalk's words with their katakana readings (these keep
+every punctuation mark) and its full-context labels (these carry the accents but merge the
+punctuation into pauses). The phonemes come from the readings; each one takes its accent from
+the next matching phoneme of the labels, punctuation takes 0.
+
+``word2ph`` spreads each word's phonemes over its BERT tokens (one per character here), left
+ones first: OpenJTalk does not say which character of 今日 reads キョ and which ウ.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from ..errors import TextError
+from . import jtalk
+from .kana import LONG_VOWEL_MARK, KanaError, is_katakana, kana_to_phonemes
+from .normalize import fold_punctuation
+from .prosody import accent_phonemes
+from .symbols import PUNCTUATIONS
+from .tokenizer import tokenize
+
+_LOGGER = logging.getLogger(__name__)
+
+_PUNCTUATION_SET = frozenset(PUNCTUATIONS)
+_NO_READING = "、"
+"""OpenJTalk's reading of punctuation and of characters it cannot read."""
+_QUESTION_READING = "？"
+_DEVOICING_MARK = "’"
+_NOT_MORAS = frozenset((_NO_READING, _QUESTION_READING, _DEVOICING_MARK, LONG_VOWEL_MARK))
+_UNREADABLE = "'"
+"""An unreadable character is spoken as this mark (a short pause), one per character."""
+_DASH = "-"
+_LENGTHENABLE = frozenset("aiueoNq")
+"""Phonemes a leading long-vowel mark can lengthen (vowels, ``ん``, and ``っ`` as OpenJTalk)."""
+
+
+@dataclass(frozen=True)
+class G2PResult:
+    """The G2P of one normalized text, without the padding symbols around it."""
+
+    words: list[str]
+    """OpenJTalk's words, folded like the normalizer; joined, they are the BERT text."""
+    readings: list[str]
+    """Katakana reading of each word; marks for punctuation, ``'`` per unreadable character."""
+    phones: list[str]
+    tones: list[int]
+    word2ph: list[int]
+    """Phonemes per BERT token of ``"".join(words)``; sums to ``len(phones)``."""
+
+
+def g2p(normalized: str) -> G2PResult:
+    """Phonemes, tones and word2ph of a text produced by the normalizer."""
+    words: list[str] = []
+    readings: list[str] = []
+    phones: list[str] = []
+    tones: list[int] = []
+    word2ph: list[int] = []
+    orphans = 0
+    for chunk in _chunks(normalized):
+        features = jtalk.run_frontend(chunk)
+        # Without a single mora OpenJTalk makes no label, and says so on stderr: skip it.
+        labels = jtalk.make_label(features) if _has_mora(features) else []
+        accents = accent_phonemes(labels)
+        chunk_words, chunk_readings = _words_and_readings(features)
+        groups = _join_long_vowels([_reading_phonemes(r, chunk) for r in chunk_readings])
+        chunk_phones = [p for group in groups for p in group]
+        tones.extend(_align_accents(chunk_phones, accents, chunk))
+        phones.extend(chunk_phones)
+        words.extend(chunk_words)
+        readings.extend(chunk_readings)
+        for word, group in zip(chunk_words, groups, strict=True):
+            tokens = 1 if word in _PUNCTUATION_SET else len(tokenize(word))
+            if tokens:
+                word2ph.extend(_spread(len(group) + orphans, tokens))
+                orphans = 0
+                continue
+            # A word whose characters were all folded away (OpenJTalk writes 10**24 as 𥝱, a
+            # kanji outside the kept ranges) has phonemes but no token: they go to the token
+            # before, or the next one. The reference fails its word2ph check there.
+            orphans += len(group)
+            if word2ph:
+                word2ph[-1] += orphans
+                orphans = 0
+    if orphans:  # nothing took them: no token at all
+        raise TextError(f"No character of {normalized!r} is left to carry its phonemes")
+    return G2PResult(words, readings, phones, tones, word2ph)
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` in pieces of at most ``jtalk.MAX_CHARS`` (one piece unless it is long).
+
+    Cut after the last punctuation mark that fits, else at the limit. The reference analyses
+    any length at once: slowly, and from about 2,700 characters it crashes the process. Only
+    accents next to a cut can differ from a single analysis.
+    """
+    chunks: list[str] = []
+    while len(text) > jtalk.MAX_CHARS:
+        window = text[: jtalk.MAX_CHARS]
+        cut = max(window.rfind(mark) for mark in _PUNCTUATION_SET) + 1 or jtalk.MAX_CHARS
+        chunks.append(text[:cut])
+        text = text[cut:]
+    chunks.append(text)
+    return chunks
+
+
+def _has_mora(features: list[jtalk.Feature]) -> bool:
+    return any(char not in _NOT_MORAS for feature in features for char in feature["pron"])
+
+
+def _words_and_readings(features: list[jtalk.Feature]) -> tuple[list[str], list[str]]:
+    """Each word (folded) with its katakana reading, or its marks for punctuation."""
+    words: list[str] = []
+    readings: list[str] = []
+    for feature in features:
+        word = fold_punctuation(feature["string"])
+        reading = feature["pron"].replace(_DEVOICING_MARK, "")
+        if reading == _NO_READING:
+            if set(word) <= _PUNCTUATION_SET:
+                reading = word  # a run of marks reads as the marks themselves
+            else:
+                _LOGGER.debug("Cannot read %r; it becomes a pause", word)
+                reading = _UNREADABLE * len(word)
+        elif reading == _QUESTION_READING:
+            reading = "?"
+        words.append(word)
+        readings.append(reading)
+    return words, readings
+
+
+def _reading_phonemes(reading: str, text: str) -> list[str]:
+    if set(reading) <= _PUNCTUATION_SET:
+        return list(reading)
+    try:
+        if not is_katakana(reading):
+            raise KanaError(f"the reading {reading!r} is not katakana")
+        return kana_to_phonemes(reading)
+    except KanaError as err:
+        raise TextError(f"Cannot turn a reading into phonemes in {text!r}: {err}") from err
+
+
+def _join_long_vowels(groups: list[list[str]]) -> list[list[str]]:
+    """Resolve long-vowel marks left at the start of a word.
+
+    A word that starts with ``ー`` lengthens the last phoneme of the word before it when that
+    is a vowel, ``N`` or ``q``; otherwise (at the very start, after a mark or a consonant) it
+    was probably meant as a dash and becomes ``-``.
+    """
+    for index, group in enumerate(groups):
+        if not group or group[0] != LONG_VOWEL_MARK:
+            continue
+        before = groups[index - 1] if index > 0 else []
+        if index > 0 and not before:
+            # The reference reads the last phoneme of an empty word here and fails.
+            group[0] = _DASH
+        elif before and before[-1] in _LENGTHENABLE:
+            group[0] = before[-1]
+        else:
+            group[0] = _DASH
+        for pos in range(1, len(group)):
+            if group[pos] == LONG_VOWEL_MARK:
+                group[pos] = group[pos - 1][-1]
+    return groups
+
+
+def _align_accents(phones: list[str], accents: list[tuple[str, int]], text: str) -> list[int]:
+    """The tone of each phoneme: from the next unused accent phoneme if it is the same."""
+    tones: list[int] = []
+    next_accent = 0
+    for phone in phones:
+        if next_accent >= len(accents):
+            tones.append(0)
+        elif phone == accents[next_accent][0]:
+            tones.append(accents[next_accent][1])
+            next_accent += 1
+        elif phone in _PUNCTUATION_SET:
+            tones.append(0)
+        else:
+            raise TextError(
+                f"OpenJTalk's reading and accents disagree at {phone!r} in {text!r}; "
+                "rephrase or remove the unusual characters"
+            )
+    return tones
+
+
+def _spread(phonemes: int, tokens: int) -> list[int]:
+    """``phonemes`` over ``tokens``, as evenly as possible, the first tokens taking more."""
+    if tokens == 0:
+        return []
+    base, extra = divmod(phonemes, tokens)
+    return [base + 1] * extra + [base] * (tokens - extra)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -55,7 +57,8 @@ def test_sources_concatenate_to_the_input(text: str) -> None:
     if sentences:
         assert "".join(s.source for s in sentences) == text
         for sentence in sentences:
-            assert sentence.text in sentence.source or sentence.text == sentence.source.strip()
+            # The text is the source's fragments, stripped: only whitespace is gone.
+            assert re.sub(r"\s", "", sentence.text) == re.sub(r"\s", "", sentence.source)
 
 
 def test_split_long_cuts_at_commas_and_keeps_everything() -> None:

@@ -209,7 +209,8 @@ class Engine:
                     trailing, planner.pause_before(index), voice.sample_rate
                 )
             windows: list[np.ndarray] = []
-            for window in synthesize(voice, phonemes, features, style_vector, params):
+            early = trailing is None  # the first sound of a request: worth a cut
+            for window in synthesize(voice, phonemes, features, style_vector, params, early):
                 windows.append(window)
                 yield RenderedChunk(sentence.text, index, pause, window)
                 pause = 0

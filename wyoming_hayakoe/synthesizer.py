@@ -57,8 +57,10 @@ def synthesize(
     bert: np.ndarray,
     style_vector: np.ndarray,
     params: SynthesisParams,
+    early: bool = False,
 ) -> Iterator[np.ndarray]:
-    """Float32 audio of one sentence in [-1, 1]: in windows if the voice's decoder is split."""
+    """Float32 audio of one sentence in [-1, 1]; with ``early``, in windows when the voice's
+    decoder is split and the sentence is long, so its first sound comes sooner."""
     inputs = _model_inputs(phonemes, bert, style_vector, params)
     inputs["noise_scale"] = np.array([params.noise_scale], dtype=np.float32)
     decoder = voice.decoder
@@ -67,7 +69,7 @@ def synthesize(
         yield voice.synthesizer.run([audio_output], inputs)[0].reshape(-1)
         return
     latent, condition = voice.synthesizer.run([decoder.latent_name, decoder.condition_name], inputs)
-    yield from decoder.windows(latent, condition)
+    yield from decoder.windows(latent, condition, early)
 
 
 def predict_durations(

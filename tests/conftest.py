@@ -94,7 +94,9 @@ def hayakoe_reference(bert_tokenizer_dir: Path) -> Callable[[str], ReferenceOutp
     from hayakoe.nlp import bert_models
     from hayakoe.nlp.japanese.g2p import text_to_sep_kata
 
-    # The reference keeps its tokenizer in a global; point it at the real files.
+    # The reference keeps its tokenizer in a global, which another test may have pointed at
+    # the tiny voice's files: drop it and load the real files.
+    bert_models.unload_tokenizer()
     tokenizer = bert_models.load_tokenizer(str(bert_tokenizer_dir))
     hps = SimpleNamespace(version="2.7.0-JP-Extra", data=SimpleNamespace(add_blank=True))
 

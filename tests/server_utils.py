@@ -80,14 +80,19 @@ class ServerProcess:
             self.process.wait(10)
 
 
-def start_server(log_dir: Path, *extra_args: str, port: int | None = None) -> ServerProcess:
+def start_server(
+    log_dir: Path,
+    *extra_args: str,
+    port: int | None = None,
+    base_args: tuple[str, ...] = TINY_ARGS,
+) -> ServerProcess:
     """Start ``python -m wyoming_hayakoe`` with the tiny test voice on 127.0.0.1."""
     port = port or free_port()
     log_path = log_dir / f"server-{port}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "wyoming_hayakoe", "--uri", f"tcp://127.0.0.1:{port}",
-             *TINY_ARGS, *extra_args],
+             *base_args, *extra_args],
             cwd=REPO_ROOT,
             env=server_env(),
             stdin=subprocess.DEVNULL,

@@ -36,6 +36,11 @@ class AudioCache:
                 _, evicted = self._entries.popitem(last=False)
                 self._size -= sum(len(pcm) for _, pcm in evicted)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
     @property
     def size_bytes(self) -> int:
         return self._size

@@ -25,6 +25,7 @@ from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seco
 from .sentences import Sentence, split_long, split_text
 from .synthesizer import SynthesisParams, synthesize
 from .text.frontend import Phonemes, TextFrontend
+from .user_dict import UserDictionary
 from .voice import SYNTHESIZER_FILE, Voice
 
 __all__ = ["Continuation", "Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]
@@ -89,16 +90,20 @@ class Engine:
         max_text_length: int | None = None,
         cache_dir: Path | None = None,
         audio_cache_bytes: int = 0,
+        user_dictionary: Path | None = None,
     ) -> None:
         """``cache_dir``: where models prepared for this machine are kept (see model_cache);
         without it models load unprepared and sentences come out whole.
-        ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none)."""
+        ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
+        ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited."""
         self.settings = RuntimeSettings.create(threads)
         self.max_text_length = max_text_length
         self.cache_dir = cache_dir
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         started = time.monotonic()
-        self.frontend = TextFrontend(bert_root / TOKENIZER_PATH)
+        self.frontend = TextFrontend(bert_root / TOKENIZER_PATH, smart_home=True)
+        self.user_dictionary = UserDictionary(user_dictionary) if user_dictionary else None
+        self.refresh_user_dictionary()
         self.bert = BertEncoder(bert_root / BERT_PATH, self.settings, cache_dir)
         self._voices: dict[Path, Voice] = {}
         self._gains: dict[Path, float] = {}
@@ -135,6 +140,13 @@ class Engine:
                 )
             return voice
 
+    def refresh_user_dictionary(self) -> None:
+        """Apply edits of the user dictionary file (one stat when nothing changed)."""
+        if self.user_dictionary is not None and self.user_dictionary.refresh():
+            self.frontend = self.frontend.with_keep_words(self.user_dictionary.surfaces)
+            if self.audio_cache is not None:
+                self.audio_cache.clear()  # cached readings may have changed
+
     def gain(self, voice: Voice) -> float:
         return self._gains.get(voice.directory.resolve(), 1.0)
 
@@ -146,6 +158,7 @@ class Engine:
         continuation: Continuation | None = None,
     ) -> Iterator[SentenceAudio]:
         """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
+        self.refresh_user_dictionary()
         params = params or SynthesisParams()
         key = None if continuation else self._cache_key(voice, text, params)
         cached = self.audio_cache.get(key) if self.audio_cache and key else None
@@ -167,11 +180,12 @@ class Engine:
         if self.audio_cache is None or len(text) > _CACHEABLE_TEXT_CHARS:
             return None
         try:
-            normalized = self.frontend.normalize(text)
+            rewritten = self.frontend.rewrite(text)
+            normalized = self.frontend.normalize(rewritten)
         except TextError:
             return None
         # The normalized text decides the sounds and pauses, the split decides the sentences.
-        sentences = tuple(s.text for s in split_for_synthesis(text))
+        sentences = tuple(s.text for s in split_for_synthesis(rewritten))
         return (voice.directory.resolve(), params, normalized, sentences)
 
     def render(
@@ -187,7 +201,8 @@ class Engine:
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)
-        sentences = split_for_synthesis(text)
+        # Smart-home rewriting first: a "?" inside a URL must not end a sentence.
+        sentences = split_for_synthesis(self.frontend.rewrite(text))
         trailing: float | None = None  # silence at the end of the sentence before, if any
         if continuation is not None and continuation.previous_source:
             # The sentence before stands at index 0 so its pause is predicted as usual.

@@ -1,6 +1,9 @@
 """Show how the server will read a text: ``python -m wyoming_hayakoe.reading "TEXT"``.
 
-Prints the normalized text, the BERT token ids (only when a tokenizer is found), and on the
+Reads the text as the server does: the smart-home rewriting (times, units, English names...)
+and the user dictionary of ``--data-dir`` (``user_dict.csv``) applied. Prints the number of
+user-dictionary words (if any), the rewritten text (when the rewriting changed it), the
+normalized text, the BERT token ids (only when a tokenizer is found), and on the
 last line the katakana reading (punctuation as the marks the model sees, ``'`` for characters
 OpenJTalk cannot read). ``--json`` prints one JSON object instead, with the normalized text,
 the phonemes and the synthesizer's id sequences (after ``add_blank``).
@@ -19,6 +22,7 @@ from .errors import HayakoeError
 from .text.frontend import TextFrontend
 from .text.g2p import g2p
 from .text.tokenizer import VOCAB_FILE
+from .user_dict import UserDictionary, user_dictionary_path
 
 TOKENIZER_SUBDIR = Path("bert/tokenizer")
 
@@ -61,16 +65,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     tokenizer_dir = _tokenizer_dir(parser, args)
+    dictionary: UserDictionary | None = None
     try:
-        frontend = TextFrontend(tokenizer_dir)
+        dictionary = UserDictionary(user_dictionary_path(args.data_dir))
+        dictionary.refresh()  # bad lines are logged on stderr
+        frontend = TextFrontend(tokenizer_dir, dictionary.surfaces, smart_home=True)
+        rewritten = frontend.rewrite(args.text)
         phonemes = frontend.phonemize(args.text)
         reading = "".join(g2p(phonemes.normalized).readings)
         token_ids = frontend.token_ids(phonemes.bert_text) if frontend.has_tokenizer else None
     except HayakoeError as err:
         sys.stderr.write(f"error: {err}\n")
         return 1
+    finally:
+        if dictionary is not None:
+            dictionary.close()
     if args.json:
         report: dict[str, object] = {
+            "rewritten": rewritten,
+            "user_dictionary_words": len(dictionary.entries),
             "normalized": phonemes.normalized,
             "bert_text": phonemes.bert_text,
             "reading": reading,
@@ -84,6 +97,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["token_ids"] = token_ids
         sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
         return 0
+    if dictionary.entries:
+        words = len(dictionary.entries)
+        sys.stdout.write(f"user dictionary: {words} words from {dictionary.path}\n")
+    if rewritten != args.text:
+        sys.stdout.write(f"rewritten: {rewritten}\n")
     sys.stdout.write(f"normalized: {phonemes.normalized}\n")
     if token_ids is not None:
         sys.stdout.write(f"token ids: {' '.join(map(str, token_ids))}\n")

@@ -34,6 +34,7 @@ from ..errors import ModelFileError, TextError
 from .english import EnglishReader
 from .g2p import g2p
 from .normalize import normalize_text
+from .smarthome import SmartHomeRewriter, reference_keep_words
 from .symbols import JP_LANGUAGE_ID, JP_TONE_OFFSET, PAD, PUNCTUATIONS, SYMBOL_TO_ID
 from .tokenizer import BertTokenizer, tokenize
 
@@ -72,23 +73,41 @@ class TextFrontend:
 
     ``tokenizer_dir`` is a voice data's ``bert/tokenizer`` folder; without it everything but
     :meth:`token_ids` works. ``keep_words`` are user-dictionary surfaces that must reach
-    OpenJTalk as written (not replaced by an English reading). Safe to share between threads.
+    OpenJTalk as written (not replaced by an English reading). ``smart_home`` puts the
+    smart-home layer (:mod:`.smarthome`: times, dates, units, English names, markdown) before
+    the reference-compatible normalizer; without it the front-end is the reference's.
+    Safe to share between threads.
     """
 
     def __init__(
-        self, tokenizer_dir: Path | None = None, keep_words: frozenset[str] = frozenset()
+        self,
+        tokenizer_dir: Path | None = None,
+        keep_words: frozenset[str] = frozenset(),
+        smart_home: bool = False,
     ) -> None:
         self._tokenizer = BertTokenizer.from_directory(tokenizer_dir) if tokenizer_dir else None
-        self._english = EnglishReader(keep_words)
+        self._english = EnglishReader(reference_keep_words(keep_words))
+        self._smart_home = SmartHomeRewriter(keep_words) if smart_home else None
 
     @property
     def has_tokenizer(self) -> bool:
         """Whether :meth:`token_ids` works (a tokenizer directory was given)."""
         return self._tokenizer is not None
 
+    def with_keep_words(self, keep_words: frozenset[str]) -> TextFrontend:
+        """A front-end like this one for a new user-dictionary state (the tokenizer is shared)."""
+        frontend = TextFrontend(keep_words=keep_words, smart_home=self._smart_home is not None)
+        frontend._tokenizer = self._tokenizer
+        return frontend
+
+    def rewrite(self, text: str) -> str:
+        """The smart-home layer alone (``text`` itself without ``smart_home``); idempotent."""
+        text = _checked(text)
+        return self._smart_home.rewrite(text) if self._smart_home is not None else text
+
     def normalize(self, text: str) -> str:
         """The normalized text alone (what :attr:`Phonemes.normalized` will hold)."""
-        return normalize_text(_checked(text), self._english)
+        return normalize_text(self.rewrite(text), self._english)
 
     def phonemize(self, text: str) -> Phonemes:
         """Normalize, G2P, map to ids and add blanks; raises :class:`TextError` only."""

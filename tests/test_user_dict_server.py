@@ -1,0 +1,33 @@
+"""The user dictionary of the data dir, edited while the server runs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from server_utils import TINY_VOICE_ROOT, start_server, synthesize
+
+TEXT = "ソノスの音量を上げました。"
+
+
+async def test_edited_user_dictionary_changes_the_next_request(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(TINY_VOICE_ROOT / "bert", data / "bert")
+    shutil.copytree(TINY_VOICE_ROOT / "onnx", data / "onnx")
+    args = ("--data-dir", str(data), "--voice", "tiny", "--local-files-only")
+    args += ("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0")
+    server = start_server(tmp_path, base_args=args)
+    try:
+        server.wait_ready()
+        async with server.client() as client:
+            before = (await synthesize(client, TEXT)).pcm
+            # ソノス as a user word with a long reading: the audio must get longer.
+            (data / "user_dict.csv").write_text(
+                "surface,reading,accent\nソノス,ソノスソノスソノスソノス,1\nbad line\n",
+                encoding="utf-8",
+            )
+            after = (await synthesize(client, TEXT)).pcm
+        assert len(after) > len(before) * 1.2
+        assert "line 3" in server.log()  # the malformed line is reported, the rest loads
+    finally:
+        server.kill()

@@ -1,0 +1,93 @@
+"""Markdown, links and emoji of LLM answers, reduced to what should be spoken.
+
+- ``**bold**``, ``*italic*``, ``__x__``, ``~~x~~``, inline code: the marks go, the words stay;
+- headings ``#``, quotes ``>``, bullets ``-`` ``*`` ``+`` ``•`` and rules ``---`` go; a numbered
+  item ``1. 牛乳`` is read 一、牛乳; code fences and table borders go, table cells are read in turn;
+- ``[text](url)`` and ``![alt](url)`` → the text; a bare URL → リンク; HTML tags go;
+- emoji go; between two words they leave a pause (、) instead; ™ ℠ ® © go (see
+  :func:`strip_marks`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .numbers import integer_words
+
+LINK_WORD = "リンク"
+
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
+_RULE = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$", re.MULTILINE)
+_TABLE_BORDER = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$",
+                           re.MULTILINE)  # fmt: skip
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
+_BULLET = re.compile(r"^[ \t]*(?:[-*+][ \t]+|[•・][ \t]*)", re.MULTILINE)
+_NUMBERED = re.compile(r"^[ \t]*([0-9]{1,3})[.)][ \t]+", re.MULTILINE)
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+# ASCII only: Japanese text runs on right after a URL, without a space.
+_URL = re.compile(r"(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]*[A-Za-z0-9/#=_\-~%]")
+_ANGLE_URL = re.compile(r"<((?:https?://|www\.)[^>\s]+)>")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+# Single marks: * anywhere but between digits (2*3*4 stays); _ only outside ASCII words, so
+# snake_case stays.
+_EMPHASIS = re.compile(r"(?<![*0-9])\*(?![\s*])([^*\n]+?)(?<![\s*])\*(?![*0-9])")
+_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9_])_(?=\S)([^_\n]+?)(?<=\S)_(?![A-Za-z0-9_])")
+_CODE = re.compile(r"`([^`\n]+)`")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
+
+# Pictographs, dingbats, flags, keycap and variation marks, joiners, skin tones.
+_EMOJI_CHARS = (
+    "\U0001f000-\U0001faff"
+    "\u2600-\u27bf"
+    "\u2b00-\u2bff"
+    "\u2190-\u21ff"
+    "\u2300-\u23ae\u23b0-\u23e3\u23e5-\u23ff"  # not ⎯ ⏤: the reference reads them as dashes
+    "\u25a0-\u25ff"
+    "\ufe0e\ufe0f\u200d\u20e3"
+    "\U000e0020-\U000e007f"
+)
+_MARKS = re.compile("[™℠®©]")
+"""Said by nobody; NFKC would turn ™ into the letters TM."""
+_EMOJI = re.compile(f"[{_EMOJI_CHARS}]+")
+_KEYCAP = re.compile("([0-9#*])\ufe0f?\u20e3")
+_WORD_CHAR = re.compile(r"[^\s\W_]|[0-9]")
+
+
+def strip_marks(text: str) -> str:
+    """™ ℠ ® © go; before NFKC, which would turn ™ into the letters TM."""
+    return _MARKS.sub("", text)
+
+
+def strip_markdown(text: str) -> str:
+    """Apply every rule of this module (once: the caller repeats until nothing changes)."""
+    text = _FENCE.sub("", text)
+    text = _TABLE_BORDER.sub("", text)
+    text = _TABLE_ROW.sub(lambda m: "、".join(c.strip() for c in m.group(1).split("|")), text)
+    text = _RULE.sub("", text)
+    text = _QUOTE.sub("", text)
+    text = _HEADING.sub(r"\1", text)
+    text = _BULLET.sub("", text)
+    text = _NUMBERED.sub(lambda m: integer_words(int(m.group(1))) + "、", text)
+    text = _HTML_TAG.sub("", text)
+    text = _IMAGE_OR_LINK.sub(r"\1", text)
+    text = _ANGLE_URL.sub(LINK_WORD, text)
+    text = _URL.sub(LINK_WORD, text)
+    text = _CODE.sub(r"\1", text)
+    text = _STRONG.sub(r"\2", text)
+    text = _STRIKE.sub(r"\1", text)
+    text = _EMPHASIS.sub(r"\1", text)
+    text = _UNDERSCORE.sub(r"\1", text)
+    text = _KEYCAP.sub(r"\1", text)
+    return _EMOJI.sub(_emoji, text)
+
+
+def _emoji(match: re.Match[str]) -> str:
+    text = match.string
+    before = text[match.start() - 1] if match.start() > 0 else ""
+    after = text[match.end()] if match.end() < len(text) else ""
+    if _WORD_CHAR.match(before) and _WORD_CHAR.match(after):
+        return "、"
+    return ""

@@ -24,8 +24,8 @@ import onnxruntime as ort
 FIRST_WINDOW_FRAMES = 24
 """About 0.28 s of audio at 44.1 kHz / hop 512."""
 WINDOW_GROWTH = 4
-MIN_WINDOWED_FRAMES = 160
-"""Shorter latents (about 1.9 s of audio) are decoded whole."""
+MIN_WINDOWED_FRAMES = 400
+"""Shorter latents (about 4.6 s of audio) are decoded whole: two cuts would add a third."""
 
 # SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
 _PRE_KERNEL = 7

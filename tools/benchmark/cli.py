@@ -1,0 +1,180 @@
+"""``script/benchmark``: this project against the reference, same voice, same threads, one run.
+
+script/benchmark                       # full run, writes BENCHMARKS.md
+script/benchmark --voice-root /tmp/full-voice --rounds 3 --threads 2
+script/benchmark --quick --out /tmp/quick.md   # smoke run: two texts, one round
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tools.benchmark import document, report, runner, voices
+from tools.benchmark.ours import server_options
+from tools.benchmark.procinfo import machine
+from tools.benchmark.results import Results, from_json, to_json
+from tools.benchmark.texts import QUICK, TEXTS
+
+_LOGGER = logging.getLogger("tools.benchmark")
+AUDIO_CACHE_OPTION = "--audio-cache-mb"
+
+
+def _default_threads() -> int:
+    from wyoming_hayakoe.onnx_runtime import default_thread_count
+
+    return default_thread_count()
+
+
+def _uncached_options() -> tuple[str, ...]:
+    """Options that turn the server's audio cache off, if it has one."""
+    if AUDIO_CACHE_OPTION in server_options():
+        return (AUDIO_CACHE_OPTION, "0")
+    return ()
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="script/benchmark", description="Benchmark wyoming-hayakoe against hayakoe 1.3.1."
+    )
+    parser.add_argument(
+        "--voice-root",
+        type=Path,
+        default=voices.DEFAULT_ROOT,
+        help=f"voice root to use, built there if missing (default: {voices.DEFAULT_ROOT})",
+    )
+    parser.add_argument("--voice", help="voice name (default: the only one in the root)")
+    parser.add_argument(
+        "--no-build", action="store_true", help="fail instead of building a missing voice"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="measured rounds (default 3)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="ONNX Runtime threads for both sides "
+        "(default: this project's default, the usable physical cores)",
+    )
+    parser.add_argument(
+        "--texts",
+        nargs="+",
+        choices=sorted(TEXTS),
+        help=f"texts to time (default: all; --quick: {' '.join(QUICK)})",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: two texts, one round, no four-voice phase"
+    )
+    parser.add_argument("--no-four-voices", action="store_true")
+    parser.add_argument("--no-wyoming-bench", action="store_true")
+    parser.add_argument("--no-parity", action="store_true")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=voices.REPO / "BENCHMARKS.md",
+        help="report to write (default: BENCHMARKS.md in the repository)",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="scratch folder for logs and copies (default: a new temporary one)",
+    )
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="RESULTS_JSON",
+        help="measure nothing: write --out again from the results.json of an earlier run",
+    )
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds = 1 if args.rounds == 3 else args.rounds
+        args.texts = args.texts or list(QUICK)
+        args.no_four_voices = True
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    if args.render is not None:
+        _write(from_json(args.render.read_text(encoding="utf-8")), args.out)
+        return 0
+    root = voices.ensure_voice(args.voice_root.resolve(), build=not args.no_build)
+    names = voices.voice_names(root)
+    voice = args.voice or names[0]
+    if voice not in names:
+        _LOGGER.error("No voice %s in %s (found: %s)", voice, root, ", ".join(names))
+        return 1
+    threads = args.threads or _default_threads()
+    work = args.work or Path(tempfile.mkdtemp(prefix="hayakoe-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    cfg = runner.Config(
+        root=root,
+        voice=voice,
+        threads=threads,
+        rounds=args.rounds,
+        texts=[TEXTS[k] for k in (args.texts or TEXTS)],
+        work=work,
+        four_voices=not args.no_four_voices,
+        wyoming_bench=not args.no_wyoming_bench,
+        parity=not args.no_parity,
+        uncached=_uncached_options(),
+    )
+    res = Results(
+        machine=machine(),
+        settings={
+            "voice": f"{voice} in {root}",
+            "threads (both sides)": threads,
+            "measured rounds": args.rounds,
+            "server options for timing": " ".join(cfg.uncached) or "none (no audio cache)",
+            "run": "quick smoke run (not for comparison)" if args.quick else "full",
+        },
+    )
+    bert = root / voices.BERT_FILE
+    res.bert_mb = bert.stat().st_size / 2**20
+    _LOGGER.info(
+        "Benchmark of %s, %d threads, %d rounds; logs in %s",
+        voice,
+        threads,
+        args.rounds,
+        work / "logs",
+    )
+    started = time.monotonic()
+    server, ref = runner.startup_phase(cfg, res)
+    try:
+        runner.repeat_phase(cfg, server, ref, res)
+        server.stop()
+        server = runner.start_timing_server(cfg)
+        runner.timing_phase(cfg, server, ref, res)
+        ref.stop()  # wyoming-bench exercises only our server
+        if cfg.wyoming_bench:
+            runner.wyoming_bench_phase(cfg, server, res)
+    finally:
+        server.stop()
+        ref.stop()
+    if cfg.four_voices:
+        runner.four_voice_phase(cfg, res)
+    if cfg.parity:
+        runner.parity_phase(cfg, res)
+    res.settings["duration of the run"] = f"{(time.monotonic() - started) / 60:.1f} min"
+    res.settings["load average at end"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    res.notes.append(
+        "The machine may be shared with other work while the benchmark runs: compare the "
+        "load averages above; medians damp, but do not remove, that noise."
+    )
+    (work / "results.json").write_text(to_json(res), encoding="utf-8")
+    _write(res, args.out)
+    sys.stdout.write(f"Logs and results.json (for --render) in {work}\n")
+    return 0
+
+
+def _write(res: Results, out: Path) -> None:
+    out.write_text(document.markdown(res), encoding="utf-8")
+    sys.stdout.write(report.table(report.rows(res)) + "\n")
+    sys.stdout.write(f"Wrote {out}\n")

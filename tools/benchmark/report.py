@@ -1,0 +1,175 @@
+"""The table and its figures, from the raw results."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tools.benchmark.results import Results
+from tools.benchmark.texts import TEXTS, TOTAL_TIME_TARGET
+
+FIRST_AUDIO_REPEAT_LIMIT_S = 0.020
+READY_TARGET = 0.5
+RSS_TARGET = 0.6
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Row:
+    metric: str
+    ours: str
+    reference: str
+    ratio: str
+    target: str
+    met: str
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else NAN
+
+
+def _s(value: float) -> str:
+    return f"{value:.3f} s" if value == value else "n/a"
+
+
+def _mb(value: float) -> str:
+    return f"{value:,.0f} MB" if value == value else "n/a"
+
+
+def _x(value: float) -> str:
+    return f"{value:.2f}x" if value == value else "n/a"
+
+
+def _ratio_row(
+    metric: str, ours: float, theirs: float, fmt: Callable[[float], str], target: float | None
+) -> Row:
+    ratio = ours / theirs if theirs else NAN
+    ratio_text = f"{ratio:.2f}" if ratio == ratio else "n/a"
+    if target is None:
+        return Row(metric, fmt(ours), fmt(theirs), ratio_text, "—", "—")
+    met = "n/a" if ratio != ratio else ("yes" if ratio <= target else "NO")
+    return Row(metric, fmt(ours), fmt(theirs), ratio_text, f"≤ {target:g}", met)
+
+
+def _timing_rows(res: Results) -> list[Row]:
+    first, total, speed = [], [], []
+    for key, t in res.timings.items():
+        ours_first = median([s.first_s for s in t.ours])
+        target = TEXTS[key].first_audio_target
+        first.append(
+            _ratio_row(f"first audio, {key}", ours_first, median(t.reference_first), _s, target)
+        )
+        ours_total = median([s.total_s for s in t.ours])
+        theirs_total = median([s.total_s for s in t.reference_generate])
+        total.append(
+            _ratio_row(f"total time, {key}", ours_total, theirs_total, _s, TOTAL_TIME_TARGET)
+        )
+        ours_speed = median([s.speed for s in t.ours])
+        theirs_speed = median([s.speed for s in t.reference_generate])
+        speed.append(_ratio_row(f"speed multiple, {key}", ours_speed, theirs_speed, _x, None))
+    return first + total + speed
+
+
+def _memory_rows(res: Results) -> list[Row]:
+    if not res.starts_ours:
+        return []
+    ours_one = median([s.peak_after_request_mb for s in res.starts_ours])
+    ref_loaded = median([s.peak_loaded_mb for s in res.starts_reference])
+    ref_one = median([s.peak_after_request_mb for s in res.starts_reference])
+    out = [
+        _ratio_row(
+            "peak RSS, 1 voice (ours after 1 request, ref. after prepare)",
+            ours_one,
+            ref_loaded,
+            _mb,
+            RSS_TARGET,
+        ),
+        _ratio_row("peak RSS, 1 voice, both after 1 request", ours_one, ref_one, _mb, None),
+    ]
+    four = res.four_voices
+    if not four:
+        return out
+    out.append(
+        _ratio_row(
+            "peak RSS, 4 voices (ours after 1 request each, ref. after prepare)",
+            four["ours_peak_mb"],
+            four["reference_peak_loaded_mb"],
+            _mb,
+            None,
+        )
+    )
+    out.append(
+        _ratio_row(
+            "peak RSS, 4 voices, both after 1 request each",
+            four["ours_peak_mb"],
+            four["reference_peak_mb"],
+            _mb,
+            None,
+        )
+    )
+    # Both sides after requests: a peak taken right after loading is mostly the transient
+    # of building the BERT session, which hides what each voice costs.
+    ours_each = (four["ours_peak_mb"] - ours_one) / 3
+    ref_each = (four["reference_peak_mb"] - ref_one) / 3
+    out.append(
+        Row(
+            "peak RSS added per further voice (after 1 request each)",
+            _mb(ours_each),
+            _mb(ref_each),
+            f"{ours_each / ref_each:.2f}" if ref_each > 0 else "n/a",
+            f"< BERT ({res.bert_mb:,.0f} MB)",
+            "yes" if ours_each < res.bert_mb else "NO",
+        )
+    )
+    return out
+
+
+def _other_rows(res: Results) -> list[Row]:
+    out: list[Row] = []
+    if res.starts_ours:
+        ours_ready = median([s.ready_s for s in res.starts_ours])
+        ref_ready = median([s.ready_s for s in res.starts_reference])
+        out.append(_ratio_row("ready time", ours_ready, ref_ready, _s, READY_TARGET))
+    if res.repeat_ours:
+        ours_repeat = median([second for _, second in res.repeat_ours])
+        theirs_repeat = median([second for _, second in res.repeat_reference])
+        row = _ratio_row("repeated announcement, first audio", ours_repeat, theirs_repeat, _s, None)
+        met = "yes" if ours_repeat < FIRST_AUDIO_REPEAT_LIMIT_S else "NO"
+        out.append(Row(row.metric, row.ours, row.reference, row.ratio, "< 0.020 s", met))
+    parity = res.parity
+    if parity.get("error"):
+        out.append(Row("audio parity", parity["error"], "—", "—", "≤ 1e-4", "NO"))
+    elif parity:
+        diffs = [parity.get("max_diff_whole"), parity.get("max_diff_split")]
+        shown = ", ".join("shape differs" if d is None else f"{d:.1e}" for d in diffs)
+        ok = all(d is not None and d <= parity["tolerance"] for d in diffs)
+        limit = f"≤ {parity['tolerance']:g}"
+        out.append(
+            Row("audio parity, max abs difference (whole, split graph)", shown, "—", "—", limit,
+                "yes" if ok else "NO")
+        )  # fmt: skip
+        wire = parity.get("wire_max_diff_lsb")
+        allowed = parity["wire_allowed_lsb"]
+        out.append(
+            Row("server PCM vs engine PCM, max diff",
+                "length differs" if wire is None else f"{wire} LSB", "—", "—",
+                f"≤ {allowed} LSB", "yes" if wire is not None and wire <= allowed else "NO")
+        )  # fmt: skip
+    return out
+
+
+def rows(res: Results) -> list[Row]:
+    return _timing_rows(res) + _memory_rows(res) + _other_rows(res)
+
+
+def table(table_rows: list[Row]) -> str:
+    header = Row("metric", "ours", "reference", "ratio", "target", "met?")
+    lines = [_line(header), "|" + "---|" * 6]
+    lines += [_line(r) for r in table_rows]
+    return "\n".join(lines)
+
+
+def _line(row: Row) -> str:
+    cells = (row.metric, row.ours, row.reference, row.ratio, row.target, row.met)
+    return "| " + " | ".join(cells) + " |"

@@ -1,0 +1,56 @@
+"""The benchmark texts, calibrated on the ``full`` synthetic voice (see BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchText:
+    key: str
+    description: str
+    text: str
+    first_audio_target: float | None
+    """Highest allowed ratio ours/reference of the time to first audio (issue 5), if any."""
+
+
+TOTAL_TIME_TARGET = 0.9
+
+# Lengths on the full synthetic voice (about 80 ms per phoneme symbol, blanks included).
+TEXTS: dict[str, BenchText] = {
+    t.key: t
+    for t in (
+        BenchText("short", "about 2 s of audio", "了解です。", None),
+        BenchText("medium", "about 7 s of audio", "明日の最高気温は二十三度の予報です。", 0.3),
+        BenchText(
+            "long",
+            "about 11 s of audio, two sentences",
+            "明日の天気は晴れです。最高気温は二十三度の予報です。",
+            0.3,
+        ),
+        BenchText(
+            "xlong",
+            "35-40 s of audio, five sentences",
+            "おはようございます。今日の予定をお知らせします。"
+            "午前十時から、歯医者さんで定期検診の予約があります。"
+            "お昼は、お母さんと一緒にイタリア料理のお店に行きます。"
+            "午後三時には、宅配便で注文した本が届く予定です。",
+            0.3,
+        ),
+        BenchText(
+            "sentence80",
+            "one sentence of 80 characters",
+            "明日の朝は七時に起きて、駅前のパン屋さんで朝ご飯を買ってから、八時半の電車に乗って、"
+            "会社の近くの大きな公園を通って、九時までに駅の向こうの事務所に行く予定です。",
+            0.3,
+        ),
+    )
+}
+
+QUICK = ("short", "medium")
+
+
+def announcement(round_index: int) -> str:
+    """The repeated announcement of one round; every round has its own text, so that a cache
+    filled in one round cannot answer the first request of the next."""
+    return f"午前{7 + round_index % 5}時{5 + round_index}分になりました。今日も一日頑張りましょう。"

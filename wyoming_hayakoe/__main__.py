@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cli import PARAM_OPTIONS, parse_args
@@ -43,7 +44,12 @@ async def main(args: argparse.Namespace) -> Outcome:
     from .handler import HandlerOptions, HayakoeEventHandler
 
     service = _create_service(args)
-    options = HandlerOptions(args.samples_per_chunk, not args.no_streaming, args.max_text_length)
+    options = HandlerOptions(
+        args.samples_per_chunk,
+        not args.no_streaming,
+        args.max_text_length,
+        client_timeout=args.client_timeout,
+    )
 
     def new_handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Any:
         return HayakoeEventHandler(service, options, reader, writer)
@@ -84,11 +90,17 @@ async def main(args: argparse.Namespace) -> Outcome:
 def _create_service(args: argparse.Namespace) -> TtsService:
     from .engine import SynthesisParams
     from .service import ServiceSettings, TtsService
+    from .user_dict import user_dictionary_path
     from .voice_store import VoiceStore
 
     given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
     params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
     store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)
+    try:
+        user_dictionary: Path | None = user_dictionary_path(args.data_dir[0])
+    except HayakoeError as err:
+        _LOGGER.error("%s: the user dictionary is not used", err)
+        user_dictionary = None
     settings = ServiceSettings(
         default_voice=args.voice,
         params=params,
@@ -98,6 +110,7 @@ def _create_service(args: argparse.Namespace) -> TtsService:
         threads=args.threads,
         cache_dir=args.cache_dir or args.download_dir / "cache",
         audio_cache_bytes=int(args.audio_cache_mb * 1024 * 1024),
+        user_dictionary=user_dictionary,
     )
     return TtsService(store, settings)
 

@@ -27,6 +27,8 @@ DEFAULT_ZEROCONF_NAME = "hayakoe"
 # Room for a long LLM answer; longer texts are refused with an error event.
 DEFAULT_MAX_TEXT_LENGTH = 10_000
 DEFAULT_SAMPLES_PER_CHUNK = 1024
+# A client that takes no audio for this long is dropped, so that it cannot hold up the others.
+DEFAULT_CLIENT_TIMEOUT = 30.0
 # Options that map onto the engine's SynthesisParams fields (None: keep the engine default).
 PARAM_OPTIONS = {
     "style": "style",
@@ -117,7 +119,10 @@ def build_parser() -> OneLineArgumentParser:
         "--uri",
         type=_uri,
         default=DEFAULT_URI,
-        help=f"where to listen: tcp://HOST:PORT, unix://PATH or stdio:// (default: {DEFAULT_URI})",
+        help=f"where to listen: tcp://HOST:PORT, unix://PATH or stdio:// (default: {DEFAULT_URI}, "
+        "every interface). The Wyoming protocol has no authentication: anyone who can reach "
+        "the port can use the server, so on a shared network bind to one interface, e.g. "
+        "tcp://127.0.0.1:10200 or tcp://192.168.1.20:10200",
     )
     add(
         "--voice",
@@ -188,6 +193,14 @@ def build_parser() -> OneLineArgumentParser:
         type=_positive_int,
         default=DEFAULT_MAX_TEXT_LENGTH,
         help=f"longest text accepted, in characters (default: {DEFAULT_MAX_TEXT_LENGTH})",
+    )
+    add(
+        "--client-timeout",
+        type=_positive_float,
+        default=DEFAULT_CLIENT_TIMEOUT,
+        metavar="SECONDS",
+        help="drop a client that accepts no data for this long, so that it cannot hold up "
+        f"the other clients (default: {DEFAULT_CLIENT_TIMEOUT:g})",
     )
     add("--debug", action="store_true", help="log debug messages")
     add("--log-format", default=logging.BASIC_FORMAT, help="format of log messages")

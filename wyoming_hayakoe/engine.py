@@ -170,7 +170,8 @@ class Engine:
         produced: list[tuple[str, bytes]] = []
         for chunk in self.render(voice, text, params, continuation):
             audio = pcm.silence_pcm16(chunk.pause_samples) + pcm.to_pcm16(chunk.audio, gain)
-            produced.append((chunk.text, audio))
+            if key is not None:  # keep audio only where it will be cached
+                produced.append((chunk.text, audio))
             yield SentenceAudio(chunk.text, audio)
         # Only complete audio is kept: a generator closed early never gets here.
         if self.audio_cache is not None and key is not None:

@@ -1,25 +1,21 @@
 """Wyoming event handler: one instance per client connection.
 
-Events are routed by type through a table. Routes only update state and queue work, so the
-read loop keeps reading while audio is produced: a client that hangs up is noticed at once and
-its synthesis is cancelled. One worker task per connection runs the queued work in order, so
-responses come back in the order of the requests.
+Events are routed by type through a table. Routes only check the request, update state and
+queue work for the connection's worker (see :mod:`.connection`, which also bounds what a
+client can make the server spend), so the read loop keeps reading while audio is produced.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from wyoming.error import Error
 from wyoming.event import Event, Eventable
 from wyoming.info import Describe
 from wyoming.ping import Ping, Pong
-from wyoming.server import AsyncEventHandler
 from wyoming.tts import (
     Synthesize,
     SynthesizeChunk,
@@ -30,31 +26,21 @@ from wyoming.tts import (
 )
 
 from .audio_response import AudioResponse
-from .engine import Continuation, SentenceAudio
-from .errors import (
-    DownloadError,
-    HayakoeError,
-    ModelFileError,
-    TextError,
-    UnknownStyleError,
-    UnknownVoiceError,
+from .client_input import (
+    BadRequest,
+    OversizedEvent,
+    max_data_bytes,
+    parse_stream_chunk,
+    parse_stream_start,
+    parse_synthesize,
 )
+from .connection import Connection
+from .engine import Continuation, SentenceAudio
+from .errors import HayakoeError, TextError
 from .service import ResolvedVoice, TtsService
 from .text_stream import SentenceStream
 
 _LOGGER = logging.getLogger(__name__)
-
-# Machine-readable codes of the ``error`` events, most specific class first.
-_ERROR_CODES: tuple[tuple[type[Exception], str], ...] = (
-    (UnknownVoiceError, "unknown-voice"),
-    (UnknownStyleError, "unknown-style"),
-    (TextError, "bad-text"),
-    (ModelFileError, "model-file"),
-    (DownloadError, "download-failed"),
-    (HayakoeError, "synthesis-failed"),
-)
-
-Job = Callable[[], Awaitable[None]]
 
 
 def _event_type(eventable: Eventable) -> str:
@@ -66,6 +52,7 @@ class HandlerOptions:
     samples_per_chunk: int
     streaming: bool
     max_text_length: int
+    client_timeout: float  # seconds a write may wait for the client (then it is dropped)
 
 
 @dataclass
@@ -83,7 +70,7 @@ class _TextStream:
     continuation: Continuation = field(default_factory=Continuation)
 
 
-class HayakoeEventHandler(AsyncEventHandler):
+class HayakoeEventHandler(Connection):
     def __init__(
         self,
         service: TtsService,
@@ -91,11 +78,11 @@ class HayakoeEventHandler(AsyncEventHandler):
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        super().__init__(reader, writer)
+        super().__init__(
+            reader, writer, max_data_bytes(options.max_text_length), options.client_timeout
+        )
         self._service = service
         self._options = options
-        self._jobs: asyncio.Queue[Job] = asyncio.Queue()
-        self._worker: asyncio.Task[None] | None = None
         self._stream: _TextStream | None = None
         self._routes: dict[str, Callable[[Event], None]] = {
             _event_type(Describe()): self._on_describe,
@@ -115,22 +102,29 @@ class HayakoeEventHandler(AsyncEventHandler):
         route = self._routes.get(event.type)
         if route is None:
             _LOGGER.debug("Ignoring event %s", event.type)
-        else:
+            return True
+        try:
             route(event)
+        except BadRequest as err:
+            _LOGGER.warning("Bad request: %s", err)
+            self._queue(partial(self._send_error, str(err), "bad-request"))
         return True
 
-    async def disconnect(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()  # drops the sentences not yet started
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
+    def on_oversized(self, err: OversizedEvent) -> None:
+        """Data too big for any text within the limit: its bytes were skipped, not kept."""
+        _LOGGER.warning("Skipped a %s event with %d bytes of data", err.event_type, err.size)
+        if err.event_type == _event_type(SynthesizeChunk(text="")):
+            if self._stream is not None:  # outside a stream, chunks are ignored anyway
+                self._stream_over_limit(self._stream)
+        elif err.event_type in self._routes:  # unknown events are ignored, whatever their size
+            message = (
+                f"The {err.event_type} event carries {err.size} bytes of data, more than any "
+                f"text of at most {self._options.max_text_length} characters "
+                "(--max-text-length) needs"
+            )
+            self._queue(partial(self._send_error, message, "bad-text"))
 
-    # ----- routes: quick, they only queue work -----
-
-    def _queue(self, job: Job) -> None:
-        if self._worker is None:
-            self._worker = asyncio.create_task(self._work(), name="hayakoe connection worker")
-        self._jobs.put_nowait(job)
+    # ----- routes: quick, they only check the request and queue work -----
 
     def _on_describe(self, event: Event) -> None:
         self._queue(partial(self._write_info))
@@ -140,17 +134,18 @@ class HayakoeEventHandler(AsyncEventHandler):
         self._queue(partial(self.write_event, Pong(text=text).event()))
 
     def _on_synthesize(self, event: Event) -> None:
+        request = parse_synthesize(event)
         if self._stream is not None:
             # Home Assistant sends the whole text again for servers without streaming.
             _LOGGER.debug("Ignoring synthesize inside a text stream")
             return
-        self._queue(partial(self._synthesize_text, Synthesize.from_event(event)))
+        self._queue(partial(self._synthesize_text, request))
 
     def _on_stream_start(self, event: Event) -> None:
+        start = parse_stream_start(event)
         if self._stream is not None:
             _LOGGER.warning("synthesize-start before synthesize-stop: ending the previous stream")
             self._close_stream(self._stream)
-        start = SynthesizeStart.from_event(event)
         stream = _TextStream(voice=start.voice)
         self._stream = stream
         self._queue(partial(self._begin_stream, stream))
@@ -160,15 +155,18 @@ class HayakoeEventHandler(AsyncEventHandler):
         if stream is None:
             _LOGGER.debug("Ignoring synthesize-chunk outside a text stream")
             return
-        text = SynthesizeChunk.from_event(event).text
+        text = parse_stream_chunk(event).text
         stream.chars += len(text)
         if stream.chars > self._options.max_text_length:
-            if not stream.over_limit:
-                stream.over_limit = True
-                self._queue(partial(self._fail_stream, stream))
+            self._stream_over_limit(stream)
             return
         for sentence in stream.splitter.feed(text):
             self._queue(partial(self._stream_sentence, stream, sentence))
+
+    def _stream_over_limit(self, stream: _TextStream) -> None:
+        if not stream.over_limit:
+            stream.over_limit = True
+            self._queue(partial(self._fail_stream, stream))
 
     def _on_stream_stop(self, event: Event) -> None:
         stream = self._stream
@@ -184,38 +182,6 @@ class HayakoeEventHandler(AsyncEventHandler):
         self._queue(partial(self._end_stream, stream))
 
     # ----- work, run in order by the connection's worker -----
-
-    async def _work(self) -> None:
-        while True:
-            job = await self._jobs.get()
-            try:
-                await job()
-            except HayakoeError as err:
-                _LOGGER.warning("Request failed: %s", err)
-                await self._send_error(str(err), _error_code(err))
-            except ConnectionError:
-                _LOGGER.debug("Client went away")
-                self._drop_jobs()
-                return
-            except Exception as err:
-                _LOGGER.exception("Unexpected error")
-                await self._send_error(f"Internal error: {err}", "internal-error")
-            finally:
-                self._jobs.task_done()
-
-    def _drop_jobs(self) -> None:
-        while not self._jobs.empty():
-            self._jobs.get_nowait()
-            self._jobs.task_done()
-
-    async def finish(self) -> None:
-        """Wait until every request received so far has been answered."""
-        if self._worker is not None and not self._worker.done():
-            await self._jobs.join()
-
-    async def _send_error(self, text: str, code: str) -> None:
-        with contextlib.suppress(ConnectionError):
-            await self.write_event(Error(text=text, code=code).event())
 
     async def _write_info(self) -> None:
         await self.write_event(self._service.info().event())
@@ -278,10 +244,3 @@ class HayakoeEventHandler(AsyncEventHandler):
         if not stream.failed and stream.out is not None:
             await stream.out.stop()
         await self.write_event(SynthesizeStopped().event())
-
-
-def _error_code(err: Exception) -> str:
-    for cls, code in _ERROR_CODES:
-        if isinstance(err, cls):
-            return code
-    return "internal-error"

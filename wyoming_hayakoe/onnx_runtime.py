@@ -115,8 +115,9 @@ class RuntimeSettings:
                     str(path), self.session_options(), providers=["CPUExecutionProvider"]
                 )
         except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
+            reason = str(err).strip().splitlines()[-1][:200] if str(err).strip() else ""
             raise ModelFileError(
-                f"{what} is not a valid ONNX model: {path} ({type(err).__name__}). "
+                f"{what} is not a valid ONNX model: {path} ({type(err).__name__}: {reason}). "
                 "The file is probably truncated or corrupt: delete it and download it again."
             ) from err
         _LOGGER.debug("Loaded %s from %s (%d threads)", what, path, self.threads)

@@ -43,6 +43,7 @@ class ServiceSettings:
     threads: int | None = None
     cache_dir: Path | None = None  # models prepared for this machine (see model_cache)
     audio_cache_bytes: int = 0  # memory for finished audio of repeated requests
+    user_dictionary: Path | None = None  # user_dict.csv, reloaded when edited
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,20 @@ class TtsService:
             return True
         # A voice copied into a data dir since the last look: look again.
         self.refresh_info()
-        return any(entry.name == name for entry in self._voice_entries())
+        if any(entry.name == name for entry in self._voice_entries()):
+            return True
+        # Installed but left out of the list (its config is unreadable): loading it gives
+        # the error that says which file is wrong.
+        return name in self._store.installed()
 
     def _unknown_voice_message(self, name: str) -> str:
+        incomplete = self._store.missing_files(name)
+        if incomplete is not None:
+            folder, missing = incomplete
+            return (
+                f"Voice {name!r} is incomplete: {folder} has no {', '.join(missing)}; "
+                "copy the missing files there or download the voice again"
+            )
         if self.settings.local_files_only and name in self._store.all_voice_names():
             return f"Voice {name!r} is not installed and downloads are off (--local-files-only)"
         return f"Unknown voice: {name!r}"
@@ -156,6 +168,7 @@ class TtsService:
                 threads=settings.threads,
                 cache_dir=settings.cache_dir,
                 audio_cache_bytes=settings.audio_cache_bytes,
+                user_dictionary=settings.user_dictionary,
             ),
         )
 

@@ -116,6 +116,19 @@ class VoiceStore:
             return False
         return True
 
+    def missing_files(self, name: str) -> tuple[Path, list[str]] | None:
+        """For a voice folder that exists but is not complete: the folder and what it lacks.
+
+        None if ``name`` is installed, has no folder, or is no valid voice name.
+        """
+        if not is_valid_voice_name(name) or name in self.installed():
+            return None
+        for root in self._data_dirs:
+            folder = root / SPEAKERS_DIR / name
+            if folder.is_dir() and _inside(root, folder):
+                return folder, [f for f in REQUIRED_VOICE_FILES if not (folder / f).is_file()]
+        return None
+
     def bert_root(self) -> Path | None:
         """The first data dir that holds the BERT model and its tokenizer vocabulary."""
         for root in self._data_dirs:

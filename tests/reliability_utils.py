@@ -1,0 +1,128 @@
+"""Helpers of the reliability tests: raw sockets, the server's memory and file descriptors."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server_utils import ServerProcess, synthesize
+
+SHORT_TEXT = "はい。"
+MB = 1024 * 1024
+
+
+def header(event_type: str, data: dict[str, Any] | None = None, **fields: Any) -> bytes:
+    """A Wyoming event with its data (if any) sent after the header, as wyoming clients do."""
+    body = json.dumps(data, ensure_ascii=False).encode() if data is not None else b""
+    head: dict[str, Any] = {"type": event_type, **fields}
+    if body:
+        head["data_length"] = len(body)
+    return json.dumps(head).encode() + b"\n" + body
+
+
+def exchange(
+    port: int, data: bytes, until: str | None = None, timeout: float = 30.0
+) -> list[dict[str, Any]]:
+    """Send ``data``; return the events the server answers, up to and including the first of
+    type ``until`` (or, with ``until=None``, all of them until the server closes).
+
+    The client does not close its side first: the server takes that as a hang-up and stops
+    answering. A reset (the server closed with bytes still unread) ends the answer like a close.
+    """
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        received = bytearray()
+        events: list[dict[str, Any]] = []
+        with contextlib.suppress(ConnectionError):
+            sock.sendall(data)
+            while chunk := sock.recv(1 << 16):
+                received += chunk
+                events, _ = parse_events(bytes(received))
+                if until is not None and any(e["type"] == until for e in events):
+                    break
+        events, rest = parse_events(bytes(received))
+        assert not rest or until is None, f"incomplete event at the end: {rest[:200]!r}"
+        return events
+
+
+def parse_events(raw: bytes) -> tuple[list[dict[str, Any]], bytes]:
+    """The complete events at the start of ``raw`` (header with its data merged in), and the
+    bytes after them."""
+    events = []
+    while b"\n" in raw:
+        line, _, after = raw.partition(b"\n")
+        head = json.loads(line)
+        size = head.get("data_length") or 0
+        payload = head.get("payload_length") or 0
+        if len(after) < size + payload:
+            break
+        head["data"] = {**head.get("data", {}), **(json.loads(after[:size]) if size else {})}
+        events.append(head)
+        raw = after[size + payload :]
+    return events, raw
+
+
+async def assert_still_serves(server: ServerProcess) -> None:
+    """A well-formed request on a new connection gets audio; nothing crashed so far."""
+    assert server.process.poll() is None, server.log()
+    async with server.client() as client:
+        response = await synthesize(client, SHORT_TEXT)
+    assert response.types[0] == "audio-start" and response.types[-1] == "audio-stop"
+    assert response.pcm
+    assert_clean_log(server)
+
+
+def assert_clean_log(server: ServerProcess) -> None:
+    """No exception escaped to the log (an unexpected error prints a traceback)."""
+    log = server.log()
+    assert "Traceback" not in log, log
+    assert "exception was never retrieved" not in log, log
+
+
+def rss_mb(pid: int) -> float:
+    return _status_kb(pid, "VmRSS") / 1024
+
+
+def _status_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise KeyError(key)
+
+
+@dataclass
+class PeakRss:
+    """The highest RSS of a process from ``start()`` on: the kernel's high-water mark, reset."""
+
+    pid: int
+    before_mb: float = 0.0
+
+    def start(self) -> PeakRss:
+        # Writing 5 resets VmHWM to the current RSS (Linux >= 4.0).
+        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
+        self.before_mb = rss_mb(self.pid)
+        return self
+
+    @property
+    def growth_mb(self) -> float:
+        return _status_kb(self.pid, "VmHWM") / 1024 - self.before_mb
+
+
+def fd_count(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+
+
+@contextlib.contextmanager
+def connected(port: int, rcvbuf: int | None = None) -> Iterator[socket.socket]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        if rcvbuf is not None:  # before connect, so the window is small from the start
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        sock.connect(("127.0.0.1", port))
+        yield sock
+    finally:
+        sock.close()

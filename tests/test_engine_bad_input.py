@@ -75,3 +75,12 @@ def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
     pieces = {c.sentence_index: c.text for c in engine.render(voice, text, QUIET)}
     assert len(pieces) >= 3 and all(len(p) <= 250 for p in pieces.values())
     assert "".join(pieces[i] for i in sorted(pieces)) == text
+
+
+def test_debug_log_says_where_the_time_went(engine: Engine, caplog) -> None:
+    voice = engine.load_voice(VOICE_DIR)
+    with caplog.at_level("DEBUG", logger="wyoming_hayakoe.engine"):
+        list(engine.synthesize(voice, "こんにちは。元気ですか？", QUIET))
+    (line,) = [r.getMessage() for r in caplog.records if "s of audio" in r.getMessage()]
+    for step in ("front_end", "bert", "synthesizer", "pauses"):
+        assert f"{step} " in line

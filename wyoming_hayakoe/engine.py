@@ -10,7 +10,8 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -211,29 +212,41 @@ class Engine:
             sentences.insert(0, Sentence(previous.strip(), previous))
             trailing = continuation.trailing_seconds
         planner = PausePlanner(self, voice, sentences, style_vector, params)
-        for index, sentence in enumerate(sentences):
-            if index == 0 and trailing is not None:
-                continue  # already spoken by an earlier call
-            phonemes = self.frontend.phonemize(sentence.text)
-            if not phonemes.has_speech:
-                _LOGGER.debug("Nothing to say in %r", sentence.text)
-                continue
-            features = self.features(phonemes)
-            pause = 0
-            if trailing is not None:
-                pause = missing_silence_samples(
-                    trailing, planner.pause_before(index), voice.sample_rate
-                )
-            windows: list[np.ndarray] = []
-            early = trailing is None  # the first sound of a request: worth a cut
-            for window in synthesize(voice, phonemes, features, style_vector, params, early):
-                windows.append(window)
-                yield RenderedChunk(sentence.text, index, pause, window)
+        profile = _Profile()
+        try:
+            for index, sentence in enumerate(sentences):
+                if index == 0 and trailing is not None:
+                    continue  # already spoken by an earlier call
+                with profile.timing("front_end"):
+                    phonemes = self.frontend.phonemize(sentence.text)
+                if not phonemes.has_speech:
+                    _LOGGER.debug("Nothing to say in %r", sentence.text)
+                    continue
+                with profile.timing("bert"):
+                    features = self.features(phonemes)
                 pause = 0
-            trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
-            if continuation is not None:
-                continuation.previous_source = sentence.source
-                continuation.trailing_seconds = trailing
+                if trailing is not None:
+                    with profile.timing("pauses"):
+                        target = planner.pause_before(index)
+                    pause = missing_silence_samples(trailing, target, voice.sample_rate)
+                windows: list[np.ndarray] = []
+                early = trailing is None  # the first sound of a request: worth a cut
+                chunks = synthesize(voice, phonemes, features, style_vector, params, early)
+                while True:
+                    with profile.timing("synthesizer"):
+                        window = next(chunks, None)
+                    if window is None:
+                        break
+                    windows.append(window)
+                    profile.audio_samples += len(window) + pause
+                    yield RenderedChunk(sentence.text, index, pause, window)
+                    pause = 0
+                trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
+                if continuation is not None:
+                    continuation.previous_source = sentence.source
+                    continuation.trailing_seconds = trailing
+        finally:
+            profile.log(voice.sample_rate)
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""
@@ -243,6 +256,26 @@ class Engine:
         rendered = list(self.render(voice, CALIBRATION_TEXT, _CALIBRATION_PARAMS))
         samples = np.concatenate([s.audio for s in rendered]) if rendered else np.zeros(0)
         return pcm.calibration_gain(samples, voice.sample_rate)
+
+
+@dataclass
+class _Profile:
+    """Where one request's time went (``--debug`` logs it), waiting for the caller excluded."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    audio_samples: int = 0
+
+    @contextmanager
+    def timing(self, step: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[step] = self.seconds.get(step, 0.0) + time.perf_counter() - started
+
+    def log(self, sample_rate: int) -> None:
+        steps = ", ".join(f"{step} {spent:.3f} s" for step, spent in self.seconds.items())
+        _LOGGER.debug("%.2f s of audio; %s", self.audio_samples / sample_rate, steps or "no work")
 
 
 def split_for_synthesis(text: str) -> list[Sentence]:

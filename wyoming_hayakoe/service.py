@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -232,7 +233,9 @@ class TtsService:
                 f"{self.settings.max_text_length} (--max-text-length)"
             )
         engine = await self._engine()
+        queued = time.monotonic()
         await self._cpu_slot.acquire()
+        _LOGGER.debug("Waited %.3f s for the CPU slot", time.monotonic() - queued)
         sentences: Iterator[SentenceAudio] | None = None
         step: asyncio.Future[SentenceAudio | None] | None = None
         count = 0

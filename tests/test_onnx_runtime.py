@@ -77,3 +77,20 @@ def test_broken_model_gives_clear_error(tmp_path: Path, damage: str) -> None:
     message = str(caught.value)
     assert str(path) in message
     assert "download" in message.lower()
+
+
+def test_thread_count_respects_a_quota_on_an_ancestor_cgroup(tmp_path: Path, monkeypatch) -> None:
+    # A systemd service: its own cgroup has no limit, the slice above it allows one CPU.
+    root = tmp_path / "cgroup"
+    service = root / "system.slice" / "hayakoe.service"
+    service.mkdir(parents=True)
+    (root / "cpu.max").write_text("max 100000\n")
+    (root / "system.slice" / "cpu.max").write_text("100000 100000\n")
+    (service / "cpu.max").write_text("max 100000\n")
+    proc_cgroup = tmp_path / "proc-self-cgroup"
+    proc_cgroup.write_text("0::/system.slice/hayakoe.service\n")
+    monkeypatch.setattr(onnx_runtime, "_CGROUP_V2_CPU_MAX", root / "cpu.max")
+    monkeypatch.setattr(onnx_runtime, "_PROC_SELF_CGROUP", proc_cgroup)
+    assert default_thread_count() == 1
+    (root / "system.slice" / "cpu.max").write_text("max 100000\n")
+    assert default_thread_count() == onnx_runtime._physical_core_count(onnx_runtime._allowed_cpus())

@@ -15,6 +15,7 @@ from .model_cache import optimized_model, writable
 _LOGGER = logging.getLogger(__name__)
 
 _CGROUP_V2_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+_PROC_SELF_CGROUP = Path("/proc/self/cgroup")
 _CGROUP_V1_QUOTA = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
 _CGROUP_V1_PERIOD = Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
 _CPU_TOPOLOGY = "/sys/devices/system/cpu/cpu{}/topology/core_cpus_list"
@@ -42,14 +43,33 @@ def _physical_core_count(cpus: set[int]) -> int:
     return max(1, len(cores))
 
 
-def _cgroup_cpu_limit() -> float | None:
-    """CPUs granted by a container's CPU quota (``docker run --cpus``), if any."""
+def _cgroup_v2_quota_files() -> list[Path]:
+    """cpu.max of this process's own cgroup and its ancestors (a systemd ``CPUQuota=`` sits on
+    the service's cgroup, which is not the root unless the process has its own namespace)."""
+    files = [_CGROUP_V2_CPU_MAX]
     try:
-        quota, period = _CGROUP_V2_CPU_MAX.read_text().split()[:2]
-        if quota != "max":
-            return int(quota) / int(period)
-    except (OSError, ValueError):
+        for line in _PROC_SELF_CGROUP.read_text().splitlines():
+            if line.startswith("0::"):
+                group = _CGROUP_V2_CPU_MAX.parent / line[3:].strip().lstrip("/")
+                files += [d / "cpu.max" for d in (group, *group.parents)]
+                break
+    except OSError:
         pass
+    return files
+
+
+def _cgroup_cpu_limit() -> float | None:
+    """CPUs granted by a CPU quota (``docker run --cpus``, systemd ``CPUQuota=``), if any."""
+    limits: list[float] = []
+    for cpu_max in _cgroup_v2_quota_files():
+        try:
+            quota, period = cpu_max.read_text().split()[:2]
+            if quota != "max":
+                limits.append(int(quota) / int(period))
+        except (OSError, ValueError):
+            continue
+    if limits:
+        return min(limits)
     try:
         quota_us = int(_CGROUP_V1_QUOTA.read_text())
         period_us = int(_CGROUP_V1_PERIOD.read_text())

@@ -50,8 +50,9 @@ def _cgroup_v2_quota_files() -> list[Path]:
     try:
         for line in _PROC_SELF_CGROUP.read_text().splitlines():
             if line.startswith("0::"):
-                group = _CGROUP_V2_CPU_MAX.parent / line[3:].strip().lstrip("/")
-                files += [d / "cpu.max" for d in (group, *group.parents)]
+                root = _CGROUP_V2_CPU_MAX.parent
+                group = root / line[3:].strip().lstrip("/")
+                files += [d / "cpu.max" for d in (group, *group.parents) if d.is_relative_to(root)]
                 break
     except OSError:
         pass

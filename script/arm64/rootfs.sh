@@ -59,9 +59,9 @@ _rootfs_bind_ro() { # _rootfs_bind_ro HOSTDIR TARGET
 }
 
 # Mount what programs in the rootfs need; rootfs_unmount (an EXIT trap) undoes it.
+# The caller holds .cache/arm64/.lock, so mounts found here are leftovers of a killed run.
 rootfs_mount() {
-    [[ -z $(findmnt -rn -o TARGET | awk -v p="$ROOTFS/" 'index($0, p) == 1') ]] ||
-        die "something is already mounted under $ROOTFS (another test-arm64 running?)"
+    unmount_below "$ROOTFS"
     write_pi4_cpuinfo >"$ARM64_DIR/cpuinfo"
     mkdir -p "$ARM64_DIR/wheels" "$ARM64_DIR/dist" "$ARM64_DIR/work"
     _rootfs_mount "$ROOTFS/proc" -t proc proc

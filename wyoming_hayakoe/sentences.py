@@ -14,6 +14,12 @@ _SPLIT_AFTER = re.compile(r"(?<=[。！？!?\n])")
 _SPEAKABLE = re.compile(r"[ぁ-ゖァ-ヶ一-鿿々〆〇a-zA-Z0-9０-９Ａ-Ｚａ-ｚｦ-ﾟ]")
 
 
+def is_speakable(text: str) -> bool:
+    """True if the text has at least one character that makes sound (kana, kanji, Latin
+    letters, digits); text without any is only punctuation and joins a neighbour."""
+    return _SPEAKABLE.search(text) is not None
+
+
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of the input."""
@@ -32,7 +38,7 @@ def split_text(text: str) -> list[Sentence]:
     leading_text = leading_source = ""  # what comes before the first speakable fragment
     for piece in _SPLIT_AFTER.split(text):
         fragment = piece.strip()
-        if fragment and _SPEAKABLE.search(fragment):
+        if fragment and is_speakable(fragment):
             texts.append(leading_text + fragment)
             sources.append(leading_source + piece)
             leading_text = leading_source = ""

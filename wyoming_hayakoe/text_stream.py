@@ -14,7 +14,7 @@ followed by Japanese text, and it removes Markdown asterisks from the text.
 
 from __future__ import annotations
 
-import re
+from .sentences import is_speakable
 
 # Marks after which the engine (and the reference implementation) split a text.
 _ENDERS = frozenset("。！？!?")
@@ -27,16 +27,7 @@ _ABBREVIATIONS = frozenset(
     {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "jr", "sr", "no", "e.g", "i.e"}
 )
 
-# Characters that make sound: kana, kanji, Latin letters, digits (ASCII and full width),
-# half-width katakana. Text without any of them is only punctuation.
-_SPEAKABLE_RE = re.compile(r"[ぁ-ゖァ-ヺ一-鿿々〆〇a-zA-Z0-9０-９Ａ-Ｚａ-ｚｦ-ﾟ]")
-
 DEFAULT_MAX_SENTENCE_CHARS = 300
-
-
-def is_speakable(text: str) -> bool:
-    """True if the text has at least one character that makes sound."""
-    return _SPEAKABLE_RE.search(text) is not None
 
 
 class SentenceStream:

@@ -39,10 +39,6 @@ class VoiceConfig:
     """Speaker name -> speaker id."""
     decoder_shape: DecoderShape = field(default_factory=DecoderShape)
 
-    @property
-    def seconds_per_frame(self) -> float:
-        return self.hop_length / self.sample_rate
-
     @classmethod
     def read(cls, path: Path) -> VoiceConfig:
         try:

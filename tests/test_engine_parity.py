@@ -177,6 +177,30 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path
     assert np.max(np.abs(stitched - reference.audio)) <= TOLERANCE
 
 
+def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tmp_path: Path) -> None:
+    """Change one latent frame: the audio that changes spans exactly the computed context."""
+    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
+    decoder = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE).decoder
+    assert decoder is not None
+    channels = {i.name: i.shape[1] for i in decoder.session.get_inputs()}
+    rng = np.random.default_rng(3)
+    frames, poked = 80, 40
+    latent = rng.standard_normal((1, channels[decoder.latent_name], frames)).astype(np.float32)
+    condition = rng.standard_normal((1, channels[decoder.condition_name], 1)).astype(np.float32)
+
+    def decode(z: np.ndarray) -> np.ndarray:
+        feed = {decoder.latent_name: z, decoder.condition_name: condition}
+        return decoder.session.run(None, feed)[0].reshape(-1)
+
+    poked_latent = latent.copy()
+    poked_latent[:, :, poked] += 3.0
+    changed = np.nonzero(decode(latent) != decode(poked_latent))[0]
+    hop = len(decode(latent)) // frames
+    assert changed.size > 0
+    assert poked - changed.min() // hop == decoder.context
+    assert changed.max() // hop - poked == decoder.context
+
+
 def test_engine_never_imports_torch() -> None:
     import subprocess
     import sys

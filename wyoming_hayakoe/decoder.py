@@ -50,24 +50,47 @@ class DecoderShape:
         return cls(**known)
 
     def context_frames(self) -> int:
-        """An upper bound, in latent frames, of how far either side an output sample looks."""
-        per_resblock = []
+        """How many latent frames either side an output sample can depend on, exactly.
+
+        Walks the generator backwards, turning the span of samples one output sample reads
+        into the span it reads one layer earlier, down to the latent; the widest span over
+        every sample of a frame decides (13 frames for the published configuration).
+        """
+        total_rate = math.prod(self.upsample_rates)
+        reach = max(frame for sample in range(total_rate) for frame in self._frames_read(sample))
+        return int(reach)
+
+    def _frames_read(self, sample: int) -> tuple[int, int]:
+        """Latent frames before and after the frame of ``sample`` that it reads."""
+        total_rate = math.prod(self.upsample_rates)
+        # Far from the edges, so that padding never clips the span.
+        out = sample + 64 * total_rate
+        low, high = out - (_POST_KERNEL - 1) // 2, out + (_POST_KERNEL - 1) // 2
+        for rate, kernel in reversed(
+            list(zip(self.upsample_rates, self.upsample_kernel_sizes, strict=False))
+        ):
+            spread = self._resblock_spread()
+            low, high = low - spread, high + spread
+            # ConvTranspose1d(kernel, rate, padding=(kernel - rate) // 2): output n reads
+            # inputs m with n = m * rate - padding + j, 0 <= j < kernel.
+            padding = (kernel - rate) // 2
+            low = -((-(low + padding - kernel + 1)) // rate)  # ceiling division
+            high = (high + padding) // rate
+        low, high = low - (_PRE_KERNEL - 1) // 2, high + (_PRE_KERNEL - 1) // 2
+        frame = out // total_rate
+        return frame - low, high - frame
+
+    def _resblock_spread(self) -> int:
+        """Samples either side that the widest residual block reads (the blocks are summed)."""
+        spreads = []
         for kernel, dilations in zip(
             self.resblock_kernel_sizes, self.resblock_dilation_sizes, strict=False
         ):
-            span = sum((kernel - 1) * d // 2 for d in dilations)
+            spread = sum((kernel - 1) * d // 2 for d in dilations)
             if self.resblock == "1":  # each dilated conv is followed by an undilated one
-                span += len(dilations) * ((kernel - 1) // 2)
-            per_resblock.append(span)
-        resblock_reach = max(per_resblock, default=0)
-        reach = (_PRE_KERNEL - 1) / 2
-        scale = 1
-        for rate, kernel in zip(self.upsample_rates, self.upsample_kernel_sizes, strict=False):
-            reach += math.ceil(kernel / rate) / scale  # transposed conv, in its input's samples
-            scale *= rate
-            reach += resblock_reach / scale
-        reach += (_POST_KERNEL - 1) / 2 / scale
-        return math.ceil(reach) + 1
+                spread += len(dilations) * ((kernel - 1) // 2)
+            spreads.append(spread)
+        return max(spreads, default=0)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,15 @@ def _model_inputs(
     }
 
 
+def synthesizer_inputs(
+    phonemes: Phonemes, bert: np.ndarray, style_vector: np.ndarray, params: SynthesisParams
+) -> dict[str, np.ndarray]:
+    """The published synthesizer's inputs for one sentence."""
+    inputs = _model_inputs(phonemes, bert, style_vector, params)
+    inputs["noise_scale"] = np.array([params.noise_scale], dtype=np.float32)
+    return inputs
+
+
 def synthesize(
     voice: Voice,
     phonemes: Phonemes,
@@ -61,8 +70,7 @@ def synthesize(
 ) -> Iterator[np.ndarray]:
     """Float32 audio of one sentence in [-1, 1]; with ``early``, in windows when the voice's
     decoder is split and the sentence is long, so its first sound comes sooner."""
-    inputs = _model_inputs(phonemes, bert, style_vector, params)
-    inputs["noise_scale"] = np.array([params.noise_scale], dtype=np.float32)
+    inputs = synthesizer_inputs(phonemes, bert, style_vector, params)
     decoder = voice.decoder
     if decoder is None:
         audio_output = voice.synthesizer.get_outputs()[0].name

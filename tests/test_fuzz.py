@@ -34,8 +34,11 @@ FUZZ = settings(
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = start_server(
-        tmp_path_factory.mktemp("fuzz"), "--threads", "1", "--max-text-length", str(MAX_TEXT)
-    )
+        tmp_path_factory.mktemp("fuzz"),
+        "--threads", "1",
+        "--max-text-length", str(MAX_TEXT),
+        "--client-timeout", "2",  # events with lengths longer than what follows end sooner
+    )  # fmt: skip
     try:
         proc.wait_ready()
         yield proc

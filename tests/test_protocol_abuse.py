@@ -113,6 +113,23 @@ async def test_length_larger_than_what_follows_then_disconnect(
     await assert_still_serves(server)
 
 
+@pytest.mark.parametrize("field", ["data_length", "payload_length"])
+async def test_length_larger_than_what_follows_and_the_client_stays(
+    server: ServerProcess, field: str
+) -> None:
+    """A client that never sends the bytes it announced loses its connection, with an error."""
+    with connected(server.port) as sock:
+        sock.sendall(json.dumps({"type": "synthesize", field: 100_000}).encode() + b"\n{}")
+        sock.settimeout(CLIENT_TIMEOUT + 20)
+        answer = bytearray()
+        while chunk := sock.recv(1 << 16):  # until the server closes
+            answer += chunk
+    (line,) = answer.decode().splitlines()[:1]
+    assert json.loads(line)["type"] == "error"
+    assert "did not arrive in full" in answer.decode()
+    await assert_still_serves(server)
+
+
 async def test_huge_announced_data_is_not_buffered(server: ServerProcess) -> None:
     """A client announcing 2 GB of data and sending 64 MB of it must not cost 64 MB."""
     peak = PeakRss(server.process.pid).start()

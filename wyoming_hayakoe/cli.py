@@ -199,8 +199,9 @@ def build_parser() -> OneLineArgumentParser:
         type=_positive_float,
         default=DEFAULT_CLIENT_TIMEOUT,
         metavar="SECONDS",
-        help="drop a client that accepts no data for this long, so that it cannot hold up "
-        f"the other clients (default: {DEFAULT_CLIENT_TIMEOUT:g})",
+        help="drop a client that accepts no data, or leaves an event it started unfinished, "
+        "for this long, so that it cannot hold up the other clients or a connection "
+        f"(default: {DEFAULT_CLIENT_TIMEOUT:g})",
     )
     add("--debug", action="store_true", help="log debug messages")
     add("--log-format", default=logging.BASIC_FORMAT, help="format of log messages")

@@ -11,6 +11,9 @@ assume every field has the right type. This module replaces that reading for cli
 - ``data`` longer than ``max_data_bytes`` is read and thrown away in small pieces, never held,
   and reported as :class:`OversizedEvent`; the connection goes on with the next event;
 - payloads are discarded the same way (no event this server handles carries one);
+- a connection may rest between events for as long as it likes, but an event it has started
+  must arrive in full within ``timeout`` seconds (a ProtocolError otherwise), so a client that
+  announces bytes it never sends cannot hold a connection open for ever;
 - the request events are parsed with their field types checked (:class:`BadRequest`).
 """
 
@@ -52,17 +55,29 @@ def max_data_bytes(max_text_length: int) -> int:
     return max_text_length * _MAX_BYTES_PER_CHAR + _DATA_OVERHEAD
 
 
-async def read_event(reader: asyncio.StreamReader, max_data: int) -> Event | None:
+async def read_event(
+    reader: asyncio.StreamReader, max_data: int, timeout: float | None = None
+) -> Event | None:
     """The next event, or None at the end of the stream (also when it ends mid-event).
 
     Raises ProtocolError or OversizedEvent as described in the module docstring.
     """
+    first = await reader.read(1)  # waiting for an event to start has no deadline
+    if not first:
+        return None
     try:
-        line = await reader.readline()
+        return await asyncio.wait_for(_read_rest(reader, first, max_data), timeout)
+    except asyncio.TimeoutError:
+        raise ProtocolError(
+            f"an event was started but did not arrive in full within {timeout:g} s"
+        ) from None
+
+
+async def _read_rest(reader: asyncio.StreamReader, first: bytes, max_data: int) -> Event | None:
+    try:
+        line = first if first == b"\n" else first + await reader.readline()
     except ValueError:  # LimitOverrunError: no newline within the reader's limit
         raise ProtocolError("event header line is too long") from None
-    if not line:
-        return None
     header = _parse_header(line)
     event_type = header["type"]
     data = header.get("data") or {}

@@ -82,7 +82,7 @@ class Connection(AsyncEventHandler):
         try:
             while True:
                 try:
-                    event = await read_event(self.reader, self._max_data)
+                    event = await read_event(self.reader, self._max_data, self._client_timeout)
                 except OversizedEvent as err:
                     self.on_oversized(err)
                     continue

@@ -107,6 +107,10 @@ class RuntimeSettings:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # ORT keeps one memory plan per set of input shapes it has seen, and every sentence
+        # has new shapes: the plans piled up (RSS +6 % over a 2,000-request soak). Planning
+        # each run anew cost no measurable time (decoder at 60/200/600 frames, within 3 %).
+        options.enable_mem_pattern = False
         # Spinning workers burn a whole core between requests; a Pi should idle.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")

@@ -12,6 +12,7 @@ from onnx import TensorProto, helper
 
 from wyoming_hayakoe import attention_band
 from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.model_cache import split_synthesizer
 from wyoming_hayakoe.synthesizer import synthesizer_inputs
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
@@ -92,27 +93,39 @@ def test_an_old_opset_is_left_alone() -> None:
     assert model.SerializeToString() == before
 
 
-def test_checked_rewrite_keeps_a_rewrite_that_computes_the_same() -> None:
+def _misreading_rewrite(model: onnx.ModelProto) -> int:
+    """The rewrite as it would go on an export it misreads: the band the wrong way round."""
+    layers = REAL_REWRITE(model)
+    for weight in model.graph.initializer:
+        if weight.name.endswith("band/offsets"):
+            flipped = -onnx.numpy_helper.to_array(weight)
+            weight.CopyFrom(onnx.numpy_helper.from_array(flipped, weight.name))
+    return layers
+
+
+REAL_REWRITE = attention_band.rewrite
+
+
+def test_the_check_accepts_the_rewrite_and_catches_a_misreading(tmp_path: Path) -> None:
+    exported, good, bad = (tmp_path / f"{name}.onnx" for name in ("exported", "good", "bad"))
     model = onnx.load(str(SYNTHESIZER))
-    checked, layers = attention_band.rewrite_checked(model)
-    assert layers > 0 and checked is not model
-    assert len(checked.graph.node) < len(model.graph.node)
-
-
-def test_checked_rewrite_falls_back_when_the_result_differs(monkeypatch) -> None:
-    """An export whose graph the rewrite misreads must keep its own attention."""
-    real_rewrite = attention_band.rewrite
-
-    def misreading_rewrite(model: onnx.ModelProto) -> int:
-        layers = real_rewrite(model)
-        for weight in model.graph.initializer:  # as if the band were read the wrong way round
-            if weight.name.endswith("band/offsets"):
-                weight.CopyFrom(
-                    onnx.numpy_helper.from_array(-onnx.numpy_helper.to_array(weight), weight.name)
-                )
-        return layers
-
-    monkeypatch.setattr(attention_band, "rewrite", misreading_rewrite)
+    onnx.save(model, str(exported))
+    attention_band.rewrite(model)
+    onnx.save(model, str(good))
     model = onnx.load(str(SYNTHESIZER))
-    checked, layers = attention_band.rewrite_checked(model)
-    assert checked is model and layers == 0
+    _misreading_rewrite(model)
+    onnx.save(model, str(bad))
+    assert attention_band.same_outputs(exported, good)
+    assert not attention_band.same_outputs(exported, bad)
+
+
+def test_a_split_keeps_the_exported_attention_when_the_check_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(attention_band, "rewrite", _misreading_rewrite)
+    split = split_synthesizer(SYNTHESIZER, tmp_path)
+    front = onnx.load(str(split.front))
+    pads = [n for n in front.graph.node if n.op_type == "Pad"]
+    assert any("emb_rel_k" in name for n in pads for name in n.input), "exported graph kept"
+    files = sorted(p.name for p in split.front.parent.iterdir())
+    assert files == ["decoder.onnx", "front.onnx", "names.txt"], "no exported copy left behind"

@@ -6,9 +6,12 @@ context on either side and only its own samples are kept, so the stitched audio 
 the whole latent at once. A small first window gets sound out quickly; later windows grow so the
 extra work of the overlaps stays small.
 
-Each cut costs twice the context of extra decoding (about 10 % of a 3 s sentence), so only the
-first sentence of a request is cut, and only when it is long: later sentences are decoded while
-the ones before them play, and a short sentence is quick to decode whole.
+Each cut costs twice the context of extra decoding (26 frames, about 10 % of a 3 s sentence),
+so only the first sentence of a request is cut: later sentences are decoded while the ones
+before them play. It pays for the listener even so: the sound starts after the first window
+instead of the whole sentence, and the rest is decoded while it plays, so a client playing
+chunks as they arrive finishes sooner (BENCHMARKS.md, "listening ends"). On a machine that
+decodes slower than real time the listener may hear a short pause after the first window.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ import onnxruntime as ort
 FIRST_WINDOW_FRAMES = 24
 """About 0.28 s of audio at 44.1 kHz / hop 512."""
 WINDOW_GROWTH = 4
-MIN_WINDOWED_FRAMES = 400
-"""Shorter latents (about 4.6 s of audio) are decoded whole: two cuts would add a third."""
+MIN_WINDOWED_FRAMES = 96
+"""Shorter latents (about 1.1 s of audio) are decoded whole: they are over before a cut helps."""
 
 # SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
 _PRE_KERNEL = 7

@@ -76,8 +76,6 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     from onnx import TensorProto, helper
     from onnx.utils import Extractor
 
-    from . import attention_band
-
     target = cache_dir / f"split-{_cache_key(source, onnx.__version__, _SPLIT_VERSION)}"
     names_file = target / "names.txt"
     if names_file.is_file():
@@ -102,13 +100,14 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     extractor = Extractor(model)
     front = extractor.extract_model(inputs, [latent, condition])
     decoder = extractor.extract_model([latent, condition], [model.graph.output[0].name])
-    front, layers = attention_band.rewrite_checked(front)
+    del model, extractor, weights, pre, cond  # the halves are copies: free the whole
 
     cache_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))
     try:
-        onnx.save(front, str(staging / "front.onnx"))
         onnx.save(decoder, str(staging / "decoder.onnx"))
+        del decoder
+        layers = _save_front(front, staging)
         (staging / "names.txt").write_text(f"{latent}\n{condition}\n")
         _publish(staging, target)
     except BaseException:
@@ -121,6 +120,29 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
         layers,
     )
     return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
+
+
+def _save_front(front: Any, staging: Path) -> int:
+    """Save the front with its attention on the band if that computes the same; returns the
+    number of layers rewritten."""
+    import onnx
+
+    from . import attention_band
+
+    exported, rewritten = staging / "exported-front.onnx", staging / "front.onnx"
+    onnx.save(front, str(exported))
+    layers = attention_band.rewrite(front)
+    if not layers:
+        exported.rename(rewritten)
+        return 0
+    onnx.save(front, str(rewritten))
+    del front  # the check below loads each model in turn
+    if attention_band.same_outputs(exported, rewritten):
+        exported.unlink()
+        return layers
+    _LOGGER.warning("Band attention changed the front's output: keeping the exported graph")
+    exported.replace(rewritten)
+    return 0
 
 
 def _node_by_suffix(model: Any, suffix: str, source: Path) -> Any:

@@ -28,6 +28,11 @@ METHOD = """\
   subclass whose constructor sets `intra_op_num_threads`; every other option is the
   reference's own.
 - *Speed multiple* = audio seconds / total wall seconds (higher is faster).
+- *Listening ends* / *longest silence*: what a client hears that plays every chunk as soon as
+  it arrives (tools/benchmark/listening.py): when its last sample has played, and the longest
+  wait for the next chunk after the first sound. Ours from the chunk arrival times over TCP in
+  the timed request; the reference from its whole `stream()` (the call that times its first
+  chunk), chunk by chunk.
 - *Ready time*: from starting the process to ours logging `Ready` (the server listens at
   once and logs `Ready` when the default voice is loaded; a `describe` then lists the voice as
   installed) / to the end of the reference's `prepare()` (interpreter start, imports and

@@ -20,6 +20,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
 
+from tools.benchmark.listening import listen
 from tools.benchmark.procinfo import Memory, memory
 
 _LOGGER = logging.getLogger(__name__)
@@ -40,6 +41,10 @@ class Sample:
     total_s: float
     audio_s: float
     pcm: bytes = b""
+    listening_end_s: float = float("nan")
+    """When a client playing chunks as they arrive has played the last one (listening.py)."""
+    longest_silence_s: float = float("nan")
+    """Longest pause such a client has to make, waiting for the next chunk."""
 
     @property
     def speed(self) -> float:
@@ -184,6 +189,7 @@ async def _synthesize(port: int, text: str, voice: str | None, keep_pcm: bool) -
         rate = 0
         samples = 0
         pcm: list[bytes] = []
+        arrivals: list[tuple[float, float]] = []
         while True:
             event = await client.read_event()
             now = time.perf_counter() - started
@@ -198,13 +204,23 @@ async def _synthesize(port: int, text: str, voice: str | None, keep_pcm: bool) -
                 if first is None:
                     first = now
                 rate = chunk.rate
-                samples += len(chunk.audio) // (chunk.width * chunk.channels)
+                count = len(chunk.audio) // (chunk.width * chunk.channels)
+                samples += count
+                arrivals.append((now, count / rate))
                 if keep_pcm:
                     pcm.append(chunk.audio)
             elif event.type == "audio-stop":
                 if first is None or rate == 0:
                     raise RuntimeError(f"no audio for {text[:20]!r}")
-                return Sample(first, now, samples / rate, b"".join(pcm))
+                heard = listen(arrivals)
+                return Sample(
+                    first,
+                    now,
+                    samples / rate,
+                    b"".join(pcm),
+                    heard.end_s,
+                    heard.longest_silence_s,
+                )
 
 
 def voice_installed(info: Info, name: str) -> bool:

@@ -96,6 +96,10 @@ class Reference:
     def stream_first(self, text: str, voice: str | None = None) -> float:
         return float(self._call("stream_first", text=text, voice=voice)["first_s"])
 
+    def stream(self, text: str, voice: str | None = None) -> dict[str, float]:
+        """The whole ``stream()``: first chunk, end of listening, longest silence (seconds)."""
+        return self._call("stream", text=text, voice=voice)
+
     def generate(self, text: str, voice: str | None = None) -> Sample:
         answer = self._call("generate", text=text, voice=voice)
         return Sample(first_s=float("nan"), total_s=answer["total_s"], audio_s=answer["audio_s"])

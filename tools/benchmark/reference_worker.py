@@ -89,6 +89,22 @@ def main() -> None:
             first = time.perf_counter() - started
             stream.close()  # releases the speaker's lock; the rest is not synthesized
             reply({"first_s": first, "first_audio_s": len(chunk.data) / chunk.sr})
+        elif op == "stream":
+            # The whole stream, timed chunk by chunk, as a client playing it would receive it.
+            from tools.benchmark.listening import listen
+
+            started = time.perf_counter()
+            arrivals = []
+            for chunk in speaker.stream(text):
+                arrivals.append((time.perf_counter() - started, len(chunk.data) / chunk.sr))
+            heard = listen(arrivals)
+            reply(
+                {
+                    "first_s": arrivals[0][0],
+                    "listening_end_s": heard.end_s,
+                    "longest_silence_s": heard.longest_silence_s,
+                }
+            )
         elif op == "generate":
             started = time.perf_counter()
             result = speaker.generate(text)

@@ -53,7 +53,7 @@ def _ratio_row(
 
 
 def _timing_rows(res: Results) -> list[Row]:
-    first, total, speed = [], [], []
+    first, total, speed, heard = [], [], [], []
     for key, t in res.timings.items():
         ours_first = median([s.first_s for s in t.ours])
         target = TEXTS[key].first_audio_target
@@ -68,7 +68,24 @@ def _timing_rows(res: Results) -> list[Row]:
         ours_speed = median([s.speed for s in t.ours])
         theirs_speed = median([s.speed for s in t.reference_generate])
         speed.append(_ratio_row(f"speed multiple, {key}", ours_speed, theirs_speed, _x, None))
-    return first + total + speed
+        if t.reference_listening:
+            heard += [
+                _ratio_row(
+                    f"listening ends, {key}",
+                    median([s.listening_end_s for s in t.ours]),
+                    median([end for end, _ in t.reference_listening]),
+                    _s,
+                    None,
+                ),
+                _ratio_row(
+                    f"longest silence after the first sound, {key}",
+                    median([s.longest_silence_s for s in t.ours]),
+                    median([gap for _, gap in t.reference_listening]),
+                    _s,
+                    None,
+                ),
+            ]
+    return first + total + speed + heard
 
 
 def _memory_rows(res: Results) -> list[Row]:

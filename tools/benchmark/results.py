@@ -29,6 +29,8 @@ class TextTimings:
     ours: list[Sample] = field(default_factory=list)
     reference_first: list[float] = field(default_factory=list)
     reference_generate: list[Sample] = field(default_factory=list)
+    reference_listening: list[tuple[float, float]] = field(default_factory=list)
+    """(end of listening, longest silence) of the reference's whole ``stream()``."""
 
 
 @dataclass
@@ -63,7 +65,14 @@ def from_json(text: str) -> Results:
     data = json.loads(text)
 
     def sample(d: dict[str, Any]) -> Sample:
-        return Sample(d["first_s"], d["total_s"], d["audio_s"])
+        nan = float("nan")
+        return Sample(
+            d["first_s"],
+            d["total_s"],
+            d["audio_s"],
+            listening_end_s=d.get("listening_end_s", nan),
+            longest_silence_s=d.get("longest_silence_s", nan),
+        )
 
     res = Results(machine=data["machine"], settings=data["settings"])
     res.starts_ours = [Start(**s) for s in data["starts_ours"]]
@@ -73,6 +82,7 @@ def from_json(text: str) -> Results:
             [sample(s) for s in t["ours"]],
             list(t["reference_first"]),
             [sample(s) for s in t["reference_generate"]],
+            [(p[0], p[1]) for p in t.get("reference_listening", [])],
         )
         for key, t in data["timings"].items()
     }

@@ -142,10 +142,13 @@ def _measure_text(
             timings.ours.append(sample)
 
     def reference() -> None:
-        first = ref.stream_first(text.text)
+        streamed = ref.stream(text.text)
         sample = ref.generate(text.text)
         if timings is not None:
-            timings.reference_first.append(first)
+            timings.reference_first.append(streamed["first_s"])
+            timings.reference_listening.append(
+                (streamed["listening_end_s"], streamed["longest_silence_s"])
+            )
             timings.reference_generate.append(sample)
 
     for step in (ours, reference) if ours_first else (reference, ours):

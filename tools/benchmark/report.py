@@ -69,22 +69,12 @@ def _timing_rows(res: Results) -> list[Row]:
         theirs_speed = median([s.speed for s in t.reference_generate])
         speed.append(_ratio_row(f"speed multiple, {key}", ours_speed, theirs_speed, _x, None))
         if t.reference_listening:
-            heard += [
-                _ratio_row(
-                    f"listening ends, {key}",
-                    median([s.listening_end_s for s in t.ours]),
-                    median([end for end, _ in t.reference_listening]),
-                    _s,
-                    None,
-                ),
-                _ratio_row(
-                    f"longest silence after the first sound, {key}",
-                    median([s.longest_silence_s for s in t.ours]),
-                    median([gap for _, gap in t.reference_listening]),
-                    _s,
-                    None,
-                ),
-            ]
+            ours_heard = [(s.listening_end_s, s.longest_silence_s) for s in t.ours]
+            labels = ("listening ends", "longest silence after the first sound")
+            for index, label in enumerate(labels):
+                ours_value = median([pair[index] for pair in ours_heard])
+                theirs_value = median([pair[index] for pair in t.reference_listening])
+                heard.append(_ratio_row(f"{label}, {key}", ours_value, theirs_value, _s, None))
     return first + total + speed + heard
 
 

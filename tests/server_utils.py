@@ -79,22 +79,40 @@ class ServerProcess:
             self.process.kill()
             self.process.wait(10)
 
+    def __enter__(self) -> ServerProcess:
+        """``with start_server(...) as proc:`` waits until it is ready, and kills it after."""
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.kill()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.kill()
+
 
 def start_server(
     log_dir: Path,
     *extra_args: str,
     port: int | None = None,
     base_args: tuple[str, ...] = TINY_ARGS,
+    env: dict[str, str] | None = None,
+    wrapper: tuple[str, ...] = (),
 ) -> ServerProcess:
-    """Start ``python -m wyoming_hayakoe`` with the tiny test voice on 127.0.0.1."""
+    """Start ``python -m wyoming_hayakoe`` (by default with the tiny test voice) on 127.0.0.1.
+
+    ``env`` adds to the server's environment; ``wrapper`` is a command that runs the server
+    as its arguments and must keep its pid (``exec``).
+    """
     port = port or free_port()
     log_path = log_dir / f"server-{port}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "wyoming_hayakoe", "--uri", f"tcp://127.0.0.1:{port}",
-             *base_args, *extra_args],
+            [*wrapper, sys.executable, "-m", "wyoming_hayakoe", "--uri",
+             f"tcp://127.0.0.1:{port}", *base_args, *extra_args],
             cwd=REPO_ROOT,
-            env=server_env(),
+            env={**server_env(), **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,

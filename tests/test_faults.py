@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,12 +18,10 @@ import pytest
 from hf_server import Fault, HFTestServer, write_tiny_voice_fixture
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves
 from server_utils import (
-    REPO_ROOT,
     TINY_VOICE_DIR,
     TINY_VOICE_ROOT,
     ServerProcess,
-    free_port,
-    server_env,
+    start_server,
     synthesize,
 )
 
@@ -44,18 +41,9 @@ def start(
     log_dir: Path, *args: str, setup: str = "", env: dict[str, str] | None = None
 ) -> ServerProcess:
     """``python -m wyoming_hayakoe`` with ``args``; ``setup`` runs first in its own namespace."""
-    port = free_port()
-    log_path = log_dir / f"server-{port}.log"
-    command = [sys.executable, "-m", "wyoming_hayakoe", "--uri", f"tcp://127.0.0.1:{port}",
-               "--threads", "1", *args]  # fmt: skip
-    if setup:  # exec keeps the pid: /proc/<pid>/root shows the server's own mounts
-        command = [*UNSHARE, "sh", "-c", f'{setup} && exec "$@"', "sh", *command]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, cwd=REPO_ROOT, env={**server_env(), **(env or {})},
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-        )  # fmt: skip
-    return ServerProcess(process, port, log_path)
+    # exec keeps the pid: /proc/<pid>/root shows the server's own mounts
+    wrapper = (*UNSHARE, "sh", "-c", f'{setup} && exec "$@"', "sh") if setup else ()
+    return start_server(log_dir, "--threads", "1", *args, base_args=(), env=env, wrapper=wrapper)
 
 
 @pytest.fixture(scope="module")
@@ -91,13 +79,9 @@ async def test_read_only_data_dir_with_local_files_only(namespaces: None, tmp_pa
     data = copy_voice_root(tmp_path / "data")
     before = tree(data)
     ro = f"mount --bind {data} {data} && mount -o remount,bind,ro {data}"
-    server = start(tmp_path, "--data-dir", str(data), "--voice", "tiny", "--local-files-only",
-                   setup=ro)  # fmt: skip
-    try:
-        server.wait_ready()
+    with start(tmp_path, "--data-dir", str(data), "--voice", "tiny", "--local-files-only",
+               setup=ro) as server:  # fmt: skip
         await assert_still_serves(server)
-    finally:
-        server.kill()
     assert tree(data) == before
 
 
@@ -144,17 +128,13 @@ def downloading_server(
 ) -> Iterator[tuple[ServerProcess, Path]]:
     log_dir = tmp_path_factory.mktemp("downloads")
     download_dir = log_dir / "download"
-    server = start(
+    with start(
         log_dir,
         "--data-dir", str(TINY_VOICE_ROOT), "--download-dir", str(download_dir),
         "--cache-dir", str(FIXTURE_CACHE), "--voice", "tiny", "--audio-cache-mb", "0",
         env={"HF_ENDPOINT": hub.endpoint},
-    )  # fmt: skip
-    try:
-        server.wait_ready()
+    ) as server:  # fmt: skip
         yield server, download_dir
-    finally:
-        server.kill()
 
 
 @pytest.mark.parametrize("fault", list(DOWNLOAD_FAULTS))
@@ -198,15 +178,13 @@ async def test_disk_full_while_downloading(
     download_dir.mkdir()
     size = (TINY_VOICE_DIR / "synthesizer.onnx").stat().st_size
     assert size > 3_000_000  # the tmpfs below takes the small files, not this one
-    server = start(
+    with start(
         tmp_path,
         "--data-dir", str(TINY_VOICE_ROOT), "--download-dir", str(download_dir),
         "--cache-dir", str(FIXTURE_CACHE), "--voice", "tiny",
         setup=f"mount -t tmpfs -o size=3m tmpfs {download_dir}",
         env={"HF_ENDPOINT": hub.endpoint},
-    )  # fmt: skip
-    try:
-        server.wait_ready()
+    ) as server:  # fmt: skip
         async with server.client() as client:
             failed = await synthesize(client, SHORT_TEXT, voice=voice)
             failed_again = await synthesize(client, SHORT_TEXT, voice=voice)
@@ -220,8 +198,6 @@ async def test_disk_full_while_downloading(
         assert (folder / "config.json").is_file()  # the small files made it
         assert not (folder / "synthesizer.onnx").exists()
         await assert_still_serves(server)
-    finally:
-        server.kill()
 
 
 # ----- broken voice folders -----
@@ -259,12 +235,8 @@ def broken_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     data = copy_voice_root(base / "data", with_cache=True)  # the models prepared for tiny
     for name in BROKEN:
         break_voice(data / SPEAKERS_DIR, name)
-    server = start(base, "--data-dir", str(data), "--voice", "tiny", "--local-files-only")
-    try:
-        server.wait_ready()
+    with start(base, "--data-dir", str(data), "--voice", "tiny", "--local-files-only") as server:
         yield server
-    finally:
-        server.kill()
 
 
 @pytest.mark.parametrize("voice", list(BROKEN))

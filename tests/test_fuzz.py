@@ -33,17 +33,13 @@ FUZZ = settings(
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = start_server(
+    with start_server(
         tmp_path_factory.mktemp("fuzz"),
         "--threads", "1",
         "--max-text-length", str(MAX_TEXT),
         "--client-timeout", "2",  # events with lengths longer than what follows end sooner
-    )  # fmt: skip
-    try:
-        proc.wait_ready()
+    ) as proc:  # fmt: skip
         yield proc
-    finally:
-        proc.kill()
     assert_clean_log(proc)
 
 

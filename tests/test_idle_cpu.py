@@ -36,9 +36,7 @@ def cpu_seconds(pid: int) -> float:
 
 async def test_server_is_idle_one_second_after_a_request(tmp_path: Path) -> None:
     # Default thread count (all usable cores): the case where spinning threads would show.
-    server = start_server(tmp_path, "--cache-dir", str(tmp_path / "cache"))
-    try:
-        server.wait_ready()
+    with start_server(tmp_path, "--cache-dir", str(tmp_path / "cache")) as server:
         async with server.client() as client:
             response = await synthesize(client, "こんにちは。今日は良い天気ですね。")
         assert response.stops and not response.errors, response.types
@@ -50,5 +48,3 @@ async def test_server_is_idle_one_second_after_a_request(tmp_path: Path) -> None
         assert used < MAX_CPU_SECONDS, (
             f"server used {used:.2f} s of CPU in the {WINDOW_SECONDS:g} s after a request"
         )
-    finally:
-        server.kill()

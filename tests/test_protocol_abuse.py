@@ -41,17 +41,13 @@ QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = start_server(
+    with start_server(
         tmp_path_factory.mktemp("abuse"),
         *QUIET,
         "--audio-cache-mb", "0",  # every request really synthesizes
         "--client-timeout", str(CLIENT_TIMEOUT),
-    )  # fmt: skip
-    try:
-        proc.wait_ready()
+    ) as proc:  # fmt: skip
         yield proc
-    finally:
-        proc.kill()
 
 
 PING = header("ping", {"text": "still here"})

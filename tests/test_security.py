@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,8 +19,7 @@ from server_utils import (
     TINY_VOICE_DIR,
     TINY_VOICE_ROOT,
     ServerProcess,
-    free_port,
-    server_env,
+    start_server,
     synthesize,
 )
 
@@ -34,16 +31,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def start(log_dir: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
-    port = free_port()
-    log_path = log_dir / f"server-{port}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "wyoming_hayakoe", "--uri", f"tcp://127.0.0.1:{port}",
-             "--threads", "1", *args],
-            cwd=REPO_ROOT, env={**server_env(), **(env or {})},
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-        )  # fmt: skip
-    return ServerProcess(process, port, log_path)
+    return start_server(log_dir, "--threads", "1", *args, base_args=(), env=env)
 
 
 class Evil:
@@ -105,15 +93,11 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HFTestServer]:
 
 @pytest.fixture(scope="module")
 def server(layout: Path, hub: HFTestServer) -> Iterator[ServerProcess]:
-    proc = start(
+    with start(
         layout, "--data-dir", str(layout / "data"), "--voice", "tiny",
         "--cache-dir", str(layout / "data" / "cache"), env={"HF_ENDPOINT": hub.endpoint},
-    )  # fmt: skip
-    try:
-        proc.wait_ready()
+    ) as proc:  # fmt: skip
         yield proc
-    finally:
-        proc.kill()
 
 
 ESCAPING_NAMES = [
@@ -190,17 +174,13 @@ async def test_pickled_style_vectors_are_never_unpickled(
 @pytest.mark.parametrize("endpoint", ["http://192.0.2.1:8080", "file:///etc"])
 async def test_downloads_need_https(tmp_path: Path, endpoint: str) -> None:
     """Plain http only to a loopback host (the test hub); any other scheme is refused."""
-    proc = start(
+    with start(
         tmp_path, "--data-dir", str(TINY_VOICE_ROOT), "--download-dir", str(tmp_path / "dl"),
         "--cache-dir", str(TINY_VOICE_ROOT / "cache"), "--voice", "tiny",
         env={"HF_ENDPOINT": endpoint},
-    )  # fmt: skip
-    try:
-        proc.wait_ready()
+    ) as proc:  # fmt: skip
         async with proc.client(read_timeout=20) as client:
             response = await synthesize(client, SHORT_TEXT, voice="jvnv-F1-jp")
-    finally:
-        proc.kill()
     assert response.types == ["error"]
     (error,) = response.errors
     assert error.code == "download-failed" and "only https is allowed" in error.text

@@ -281,21 +281,15 @@ async def interrupt_mid_synthesis(proc: ServerProcess, signum: int) -> None:
 
 
 async def test_sigterm_mid_synthesis_stops_within_2_seconds(tmp_path: Path) -> None:
-    proc = start_server(tmp_path, "--threads", "1")
-    try:
-        proc.wait_ready()
+    with start_server(tmp_path, "--threads", "1") as proc:
         await interrupt_mid_synthesis(proc, signal.SIGTERM)
-    finally:
-        proc.kill()
 
 
 async def test_no_streaming_then_ctrl_c(tmp_path: Path) -> None:
     """With --no-streaming only synthesize is spoken; SIGINT (Ctrl-C) stops it cleanly."""
-    proc = start_server(
+    with start_server(
         tmp_path, "--no-streaming", "--threads", "1", "--samples-per-chunk", str(SAMPLES_PER_CHUNK)
-    )
-    try:
-        proc.wait_ready()
+    ) as proc:
         async with proc.client() as client:
             await client.write_event(Describe().event())
             info = Info.from_event(await first_event(client, "info"))
@@ -310,5 +304,3 @@ async def test_no_streaming_then_ctrl_c(tmp_path: Path) -> None:
         assert_well_formed(response)
         assert after is not None and after.type == "info"
         await interrupt_mid_synthesis(proc, signal.SIGINT)
-    finally:
-        proc.kill()

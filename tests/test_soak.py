@@ -30,12 +30,8 @@ ARGS = ("--threads", "1", "--audio-cache-mb", "0", "--sdp-ratio", "0", "--noise-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = start_server(tmp_path_factory.mktemp("soak"), *ARGS)
-    try:
-        proc.wait_ready()
+    with start_server(tmp_path_factory.mktemp("soak"), *ARGS) as proc:
         yield proc
-    finally:
-        proc.kill()
 
 
 async def test_short_soak(server: ServerProcess) -> None:

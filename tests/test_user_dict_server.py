@@ -16,9 +16,7 @@ async def test_edited_user_dictionary_changes_the_next_request(tmp_path: Path) -
     shutil.copytree(TINY_VOICE_ROOT / "onnx", data / "onnx")
     args = ("--data-dir", str(data), "--voice", "tiny", "--local-files-only")
     args += ("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0")
-    server = start_server(tmp_path, base_args=args)
-    try:
-        server.wait_ready()
+    with start_server(tmp_path, base_args=args) as server:
         async with server.client() as client:
             before = (await synthesize(client, TEXT)).pcm
             # ソノス as a user word with a long reading: the audio must get longer.
@@ -29,5 +27,3 @@ async def test_edited_user_dictionary_changes_the_next_request(tmp_path: Path) -
             after = (await synthesize(client, TEXT)).pcm
         assert len(after) > len(before) * 1.2
         assert "line 3" in server.log()  # the malformed line is reported, the rest loads
-    finally:
-        server.kill()

@@ -104,9 +104,9 @@ def test_server_announces_and_withdraws(multicast: None, watcher: Watcher, tmp_p
     port = free_port()
     name = f"hayakoe-test-{uuid.uuid4().hex[:8]}"
     full_name = f"{name}.{SERVICE_TYPE}"
-    proc = start_server(tmp_path, "--uri", f"tcp://0.0.0.0:{port}", "--zeroconf", name, port=port)
-    try:
-        proc.wait_ready()
+    with start_server(
+        tmp_path, "--uri", f"tcp://0.0.0.0:{port}", "--zeroconf", name, port=port
+    ) as proc:
         assert watcher.wait_for(full_name, ServiceStateChange.Added, 10), proc.log()
         info = watcher.zeroconf.get_service_info(SERVICE_TYPE, full_name, 5000)
         assert info is not None
@@ -125,7 +125,5 @@ def test_server_announces_and_withdraws(multicast: None, watcher: Watcher, tmp_p
         assert asyncio.run(describe(addresses[0])) == "info"
         proc.signal_and_wait()
         assert watcher.wait_for(full_name, ServiceStateChange.Removed, 5), proc.log()
-    finally:
-        proc.kill()
     assert proc.process.returncode == 0
     assert "Traceback" not in proc.log()

@@ -137,6 +137,20 @@ def downloading_server(
         yield server, download_dir
 
 
+async def download_errors(server: ServerProcess, voice: str) -> list[str]:
+    """Ask for ``voice`` twice: each answer must be one ``download-failed`` error (nothing
+    half-downloaded is taken for done the second time); returns the two error texts."""
+    async with server.client() as client:
+        responses = [await synthesize(client, SHORT_TEXT, voice=voice) for _ in range(2)]
+    texts = []
+    for response in responses:
+        assert response.types == ["error"]
+        (error,) = response.errors
+        assert error.code == "download-failed"
+        texts.append(error.text)
+    return texts
+
+
 @pytest.mark.parametrize("fault", list(DOWNLOAD_FAULTS))
 async def test_failed_download_is_a_clear_error_and_resumes_later(
     downloading_server: tuple[ServerProcess, Path], hub: HFTestServer, fault: str
@@ -145,14 +159,8 @@ async def test_failed_download_is_a_clear_error_and_resumes_later(
     voice = DOWNLOAD_FAULTS[fault]
     synth = f"{SPEAKERS_DIR}/{voice}/synthesizer.onnx"
     hub.set_fault(synth, Fault(fault))
-    async with server.client() as client:
-        failed = await synthesize(client, SHORT_TEXT, voice=voice)
-        failed_again = await synthesize(client, SHORT_TEXT, voice=voice)
-    for response in (failed, failed_again):
-        assert response.types == ["error"]
-        (error,) = response.errors
-        assert error.code == "download-failed"
-        assert "synthesizer.onnx" in error.text and EXPECTED_MESSAGE[fault] in error.text
+    for text in await download_errors(server, voice):
+        assert "synthesizer.onnx" in text and EXPECTED_MESSAGE[fault] in text
     folder = download_dir / SPEAKERS_DIR / voice
     assert not (folder / "synthesizer.onnx").exists()  # at most a .part, never taken as done
     await assert_still_serves(server)
@@ -185,13 +193,8 @@ async def test_disk_full_while_downloading(
         setup=f"mount -t tmpfs -o size=3m tmpfs {download_dir}",
         env={"HF_ENDPOINT": hub.endpoint},
     ) as server:  # fmt: skip
-        async with server.client() as client:
-            failed = await synthesize(client, SHORT_TEXT, voice=voice)
-            failed_again = await synthesize(client, SHORT_TEXT, voice=voice)
-        for response in (failed, failed_again):
-            assert response.types == ["error"]
-            (error,) = response.errors
-            assert error.code == "download-failed" and "disk full" in error.text
+        for text in await download_errors(server, voice):
+            assert "disk full" in text
         # What the server itself sees, through its own mount namespace:
         seen = Path(f"/proc/{server.process.pid}/root") / download_dir.relative_to("/")
         folder = seen / SPEAKERS_DIR / voice

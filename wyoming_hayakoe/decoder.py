@@ -60,19 +60,23 @@ class DecoderShape:
         every sample of a frame decides (13 frames for the published configuration).
         """
         total_rate = math.prod(self.upsample_rates)
-        reach = max(frame for sample in range(total_rate) for frame in self._frames_read(sample))
+        spread = self._resblock_spread()
+        reach = max(
+            frame
+            for sample in range(total_rate)
+            for frame in self._frames_read(sample, total_rate, spread)
+        )
         return int(reach)
 
-    def _frames_read(self, sample: int) -> tuple[int, int]:
-        """Latent frames before and after the frame of ``sample`` that it reads."""
-        total_rate = math.prod(self.upsample_rates)
+    def _frames_read(self, sample: int, total_rate: int, spread: int) -> tuple[int, int]:
+        """Latent frames before and after the frame of ``sample`` that it reads, given the
+        generator's total upsampling and the samples either side a residual stage reads."""
         # Far from the edges, so that padding never clips the span.
         out = sample + 64 * total_rate
         low, high = out - (_POST_KERNEL - 1) // 2, out + (_POST_KERNEL - 1) // 2
         for rate, kernel in reversed(
             list(zip(self.upsample_rates, self.upsample_kernel_sizes, strict=False))
         ):
-            spread = self._resblock_spread()
             low, high = low - spread, high + spread
             # ConvTranspose1d(kernel, rate, padding=(kernel - rate) // 2): output n reads
             # inputs m with n = m * rate - padding + j, 0 <= j < kernel.

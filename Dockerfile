@@ -27,7 +27,7 @@ RUN pip install --no-cache-dir . \
 # Hugging Face mirror for the pre-download (empty: huggingface.co).
 ARG HF_ENDPOINT=""
 RUN if [ -n "${PRELOAD_VOICE}" ]; then \
-        python -c 'import sys; from pathlib import Path; from wyoming_hayakoe.voice_store import VoiceStore; store = VoiceStore([Path("/opt/hayakoe")]); store.ensure_bert(); store.ensure_voice(sys.argv[1])' "${PRELOAD_VOICE}"; \
+        python -c 'import sys; from pathlib import Path; from wyoming_hayakoe.voices.store import VoiceStore; store = VoiceStore([Path("/opt/hayakoe")]); store.ensure_bert(); store.ensure_voice(sys.argv[1])' "${PRELOAD_VOICE}"; \
     fi
 
 COPY docker_run.sh /usr/local/bin/docker_run.sh

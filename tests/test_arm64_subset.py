@@ -29,8 +29,8 @@ import numpy as np
 import pytest
 
 import wyoming_hayakoe
-from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.synthesizer import synthesize
+from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine.synthesizer import synthesize
 from wyoming_hayakoe.text.frontend import TextFrontend
 
 pytestmark = pytest.mark.arm64

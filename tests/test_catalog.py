@@ -1,4 +1,4 @@
-"""The shipped voice catalog (wyoming_hayakoe/voices.json)."""
+"""The shipped voice catalog (wyoming_hayakoe/voices/voices.json)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from wyoming_hayakoe.catalog import (
+from wyoming_hayakoe.errors import UnknownVoiceError
+from wyoming_hayakoe.voices.catalog import (
     BERT_MODEL_PATH,
     REQUIRED_VOICE_FILES,
     TOKENIZER_VOCAB_PATH,
@@ -19,7 +20,6 @@ from wyoming_hayakoe.catalog import (
     load_catalog,
     validate_voice_name,
 )
-from wyoming_hayakoe.errors import UnknownVoiceError
 
 JVNV = ["jvnv-F1-jp", "jvnv-F2-jp", "jvnv-M1-jp", "jvnv-M2-jp"]
 # The seven emotions of the JVNV corpus (facts given in the task, not read from our file)
@@ -27,7 +27,7 @@ JVNV_STYLES = {"Neutral", "Angry", "Disgust", "Fear", "Happy", "Sad", "Surprise"
 
 
 def _raw() -> dict:
-    text = resources.files("wyoming_hayakoe").joinpath("voices.json").read_text("utf-8")
+    text = resources.files("wyoming_hayakoe.voices").joinpath("voices.json").read_text("utf-8")
     return json.loads(text)
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from hf_server import Fault, HFTestServer, write_fake_voice
 
-from wyoming_hayakoe import download
-from wyoming_hayakoe.download import (
+from wyoming_hayakoe.errors import DownloadError
+from wyoming_hayakoe.voices import download
+from wyoming_hayakoe.voices.download import (
     DownloadOptions,
     check_redirect,
     check_url,
@@ -22,7 +23,6 @@ from wyoming_hayakoe.download import (
     repo_file_url,
     resolve_endpoint,
 )
-from wyoming_hayakoe.errors import DownloadError
 
 VOICE = "jvnv-F1-jp"
 SYNTH = f"onnx/speakers/{VOICE}/synthesizer.onnx"
@@ -186,7 +186,7 @@ def test_disk_full_leaves_nothing_complete(
 def test_progress_is_logged_with_percent_and_speed(
     server: HFTestServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.download")
+    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.voices.download")
     options = DownloadOptions(timeout=5.0, chunk_size=32 * 1024, progress_interval=0.0)
     download_file(server.url_for(SYNTH), _dest(tmp_path), options)
     lines = [r.getMessage() for r in caplog.records if "MB/s" in r.getMessage()]
@@ -198,7 +198,7 @@ def test_progress_is_logged_with_percent_and_speed(
 def test_progress_interval_limits_log_lines(
     server: HFTestServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.download")
+    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.voices.download")
     options = DownloadOptions(timeout=5.0, chunk_size=4 * 1024, progress_interval=3600.0)
     download_file(server.url_for(SYNTH), _dest(tmp_path), options)
     lines = [r.getMessage() for r in caplog.records if "MB/s" in r.getMessage()]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
 from wyoming_hayakoe.errors import TextError, UnknownStyleError
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
@@ -79,7 +79,7 @@ def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
 
 def test_debug_log_says_where_the_time_went(engine: Engine, caplog) -> None:
     voice = engine.load_voice(VOICE_DIR)
-    with caplog.at_level("DEBUG", logger="wyoming_hayakoe.engine"):
+    with caplog.at_level("DEBUG", logger="wyoming_hayakoe.engine.engine"):
         list(engine.synthesize(voice, "こんにちは。元気ですか？", QUIET))
     (line,) = [r.getMessage() for r in caplog.records if "s of audio" in r.getMessage()]
     for step in ("front_end", "bert", "synthesizer", "pauses"):

@@ -25,7 +25,7 @@ from server_utils import (
     synthesize,
 )
 
-from wyoming_hayakoe.catalog import SPEAKERS_DIR, load_catalog
+from wyoming_hayakoe.voices.catalog import SPEAKERS_DIR, load_catalog
 
 pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"

@@ -107,7 +107,7 @@ def test_loanword_table_is_the_reachable_part_of_the_reference_dictionary() -> N
     # Only runs of ASCII letters are looked up, lower-cased: other keys are unreachable.
     reachable = {k: v for k, v in reference.items() if re.fullmatch("[a-z]+", k)}
 
-    import wyoming_hayakoe.text.english as english
+    import wyoming_hayakoe.text.loanwords as english
 
     blob = gzip.decompress(english._TABLE_PATH.read_bytes()).decode("utf-8")
     ours = dict(line.split("\t") for line in blob.splitlines())

@@ -1,7 +1,7 @@
 """Between requests the server must leave the CPU alone (a Raspberry Pi runs other things).
 
 ONNX Runtime's worker threads spin on the CPU while waiting for work unless spinning is turned
-off (wyoming_hayakoe/onnx_runtime.py does). Measured from outside, as a user would: the CPU
+off (wyoming_hayakoe/runtime/sessions.py does). Measured from outside, as a user would: the CPU
 time the server process consumes (all threads, /proc/<pid>/stat) shortly after a request.
 """
 

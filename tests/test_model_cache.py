@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from fs_utils import read_only
 
-from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"

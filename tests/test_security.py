@@ -23,7 +23,7 @@ from server_utils import (
     synthesize,
 )
 
-from wyoming_hayakoe.catalog import SPEAKERS_DIR
+from wyoming_hayakoe.voices.catalog import SPEAKERS_DIR
 
 pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
@@ -207,7 +207,7 @@ def test_uri_help_says_there_is_no_authentication() -> None:
     "name", ["../user_dict.csv", "/etc/passwd", "sub/user_dict.csv", "..", ".", ""]
 )
 def test_user_dictionary_name_cannot_lead_out(tmp_path: Path, name: str) -> None:
-    user_dict = pytest.importorskip("wyoming_hayakoe.user_dict")
+    user_dict = pytest.importorskip("wyoming_hayakoe.text.user_dict")
     from wyoming_hayakoe.errors import HayakoeError
 
     with pytest.raises(HayakoeError):
@@ -215,7 +215,7 @@ def test_user_dictionary_name_cannot_lead_out(tmp_path: Path, name: str) -> None
 
 
 def test_user_dictionary_symlinked_outside_is_not_read(tmp_path: Path) -> None:
-    user_dict = pytest.importorskip("wyoming_hayakoe.user_dict")
+    user_dict = pytest.importorskip("wyoming_hayakoe.text.user_dict")
     from wyoming_hayakoe.errors import HayakoeError
 
     data = tmp_path / "data"

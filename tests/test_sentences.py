@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_hayakoe.pauses import (
+from wyoming_hayakoe.engine.pauses import (
     MIN_PAUSE_SECONDS,
     boundary_mark_positions,
     missing_silence_samples,
     trailing_silence_seconds,
 )
-from wyoming_hayakoe.sentences import Sentence, split_long, split_sentences, split_text
+from wyoming_hayakoe.text.sentences import Sentence, split_long, split_sentences, split_text
 
 reference_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle) missing")
 reference_pauses = pytest.importorskip("hayakoe.models.boundary_pauses")

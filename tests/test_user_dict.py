@@ -19,7 +19,7 @@ import pytest
 from wyoming_hayakoe.errors import HayakoeError
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import g2p
-from wyoming_hayakoe.user_dict import (
+from wyoming_hayakoe.text.user_dict import (
     DEFAULT_FILE_NAME,
     Entry,
     UserDictionary,
@@ -123,7 +123,7 @@ def test_a_malformed_line_is_reported_and_skipped(
         + b"\xff\xfe,\xe3\x82\xa2,1\n"
         + "Zigbee,ジグビー,one\n\n玄関,ゲンカングチ,1\n".encode()
     )
-    with caplog.at_level(logging.WARNING, logger="wyoming_hayakoe.user_dict"):
+    with caplog.at_level(logging.WARNING, logger="wyoming_hayakoe.text.user_dict"):
         assert user_dictionary.refresh()
     messages = [r.getMessage() for r in caplog.records]
     for line, reason in [

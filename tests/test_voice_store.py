@@ -15,10 +15,10 @@ from hf_server import (
     write_tiny_voice_fixture,
 )
 
-from wyoming_hayakoe.catalog import load_catalog
-from wyoming_hayakoe.download import DownloadOptions
 from wyoming_hayakoe.errors import DownloadError, UnknownVoiceError
-from wyoming_hayakoe.voice_store import VoiceStore
+from wyoming_hayakoe.voices.catalog import load_catalog
+from wyoming_hayakoe.voices.download import DownloadOptions
+from wyoming_hayakoe.voices.store import VoiceStore
 
 VOICE = "jvnv-F1-jp"
 OPTIONS = DownloadOptions(timeout=5.0, chunk_size=64 * 1024, retries=1)

@@ -16,7 +16,11 @@ from wyoming.client import AsyncTcpClient
 from wyoming.info import Describe
 from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
 
-from wyoming_hayakoe.zeroconf_service import SERVICE_TYPE, ZeroconfAnnouncer, advertised_addresses
+from wyoming_hayakoe.server.zeroconf_announcer import (
+    SERVICE_TYPE,
+    ZeroconfAnnouncer,
+    advertised_addresses,
+)
 
 
 def host_addresses() -> set[str]:

@@ -175,7 +175,7 @@ chunks of 4 characters, synthesize-stop). No audio cache: every request is synth
 {table}
 
 {_verdict(result)}
-ONNX Runtime's memory patterns are off (`enable_mem_pattern`, onnx_runtime.py): it keeps a
+ONNX Runtime's memory patterns are off (`enable_mem_pattern`, runtime/sessions.py): it keeps a
 memory plan for every set of input shapes it meets, every sentence brings new ones, and with
 them on this soak grew 6.2 % (183 to 195 MB) before settling.
 Latency includes the wait for the one synthesis slot, which the {result.connections} clients

@@ -25,8 +25,8 @@ from .errors import HayakoeError
 if TYPE_CHECKING:
     from wyoming.server import HandlerFactory
 
-    from .service import TtsService
-    from .zeroconf_service import ZeroconfAnnouncer
+    from .server.service import TtsService
+    from .server.zeroconf_announcer import ZeroconfAnnouncer
 
 _LOGGER = logging.getLogger("wyoming_hayakoe")
 
@@ -41,7 +41,7 @@ async def main(args: argparse.Namespace) -> Outcome:
     # Imported here so that argument errors, --help and --version need no ONNX Runtime.
     from wyoming.server import AsyncServer, AsyncStdioServer, AsyncTcpServer
 
-    from .handler import HandlerOptions, HayakoeEventHandler
+    from .server.handler import HandlerOptions, HayakoeEventHandler
 
     service = _create_service(args)
     options = HandlerOptions(
@@ -88,10 +88,10 @@ async def main(args: argparse.Namespace) -> Outcome:
 
 
 def _create_service(args: argparse.Namespace) -> TtsService:
-    from .engine import SynthesisParams
-    from .service import ServiceSettings, TtsService
-    from .user_dict import user_dictionary_path
-    from .voice_store import VoiceStore
+    from .engine.engine import SynthesisParams
+    from .server.service import ServiceSettings, TtsService
+    from .text.user_dict import user_dictionary_path
+    from .voices.store import VoiceStore
 
     given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
     params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
@@ -128,7 +128,7 @@ async def _serve_stdio(factory: HandlerFactory) -> None:
     """One client on stdin/stdout; at the end of stdin, answer what was asked, then stop."""
     from wyoming.event import async_get_stdin, async_get_stdout, async_read_event
 
-    from .handler import HayakoeEventHandler
+    from .server.handler import HayakoeEventHandler
 
     reader = await async_get_stdin()
     writer = await async_get_stdout()
@@ -170,7 +170,7 @@ async def _run_until_stopped(
 
 
 async def _announce(name: str, port: int, host: str) -> ZeroconfAnnouncer | None:
-    from .zeroconf_service import ZeroconfAnnouncer
+    from .server.zeroconf_announcer import ZeroconfAnnouncer
 
     announcer = ZeroconfAnnouncer(name, port, host)
     try:

@@ -22,7 +22,7 @@ from .errors import HayakoeError
 from .text.frontend import TextFrontend
 from .text.g2p import g2p
 from .text.tokenizer import VOCAB_FILE
-from .user_dict import UserDictionary, user_dictionary_path
+from .text.user_dict import UserDictionary, user_dictionary_path
 
 TOKENIZER_SUBDIR = Path("bert/tokenizer")
 

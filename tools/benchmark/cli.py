@@ -27,7 +27,7 @@ AUDIO_CACHE_OPTION = "--audio-cache-mb"
 
 
 def _default_threads() -> int:
-    from wyoming_hayakoe.onnx_runtime import default_thread_count
+    from wyoming_hayakoe.runtime.sessions import default_thread_count
 
     return default_thread_count()
 

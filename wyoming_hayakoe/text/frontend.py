@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..errors import ModelFileError, TextError
-from .english import EnglishReader
 from .g2p import g2p
+from .loanwords import EnglishReader
 from .normalize import normalize_text
 from .smarthome import SmartHomeRewriter, reference_keep_words
 from .symbols import JP_LANGUAGE_ID, JP_TONE_OFFSET, PAD, PUNCTUATIONS, SYMBOL_TO_ID

@@ -23,7 +23,7 @@ import unicodedata
 
 from num2words import num2words
 
-from .english import EnglishReader
+from .loanwords import EnglishReader
 from .symbols import PUNCTUATIONS
 
 # Marks folded to the kept ones. Full-width keys matter too: the G2P folds OpenJTalk's word

@@ -1,6 +1,6 @@
 """English words and names in katakana, where the reference path would read them badly.
 
-The reference normalizer (:mod:`wyoming_hayakoe.text.english`) already reads a Latin word
+The reference normalizer (:mod:`wyoming_hayakoe.text.loanwords`) already reads a Latin word
 with OpenJTalk's dictionary, else with its loanword table, else OpenJTalk spells it. That is
 right for most words (``Living`` リビング, ``LED`` エルイーディー, ``Alexa`` アレクサ), and such
 words are left alone here. It goes wrong when:
@@ -26,7 +26,7 @@ import unicodedata
 from typing import Any
 
 from .. import jtalk
-from ..english import loanword_table
+from ..loanwords import loanword_table
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..errors import DownloadError, UnknownVoiceError
 from .catalog import (
     BERT_MODEL_PATH,
     REQUIRED_VOICE_FILES,
@@ -31,7 +32,6 @@ from .catalog import (
     validate_voice_name,
 )
 from .download import DownloadOptions, download_file, repo_file_url, resolve_endpoint
-from .errors import DownloadError, UnknownVoiceError
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8

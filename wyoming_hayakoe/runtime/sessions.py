@@ -9,7 +9,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from .errors import ModelFileError
+from ..errors import ModelFileError
 from .model_cache import optimized_model, writable
 
 _LOGGER = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelFileError
-from .onnx_runtime import RuntimeSettings, require_io
+from ..errors import ModelFileError
+from ..runtime.sessions import RuntimeSettings, require_io
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_hayakoe.text_stream import SentenceStream, is_speakable
+from wyoming_hayakoe.text.sentence_stream import SentenceStream, is_speakable
 
 
 def split_in_chunks(text: str, cuts: list[int]) -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from .errors import DownloadError
+from ..errors import DownloadError
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -16,17 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import TextError
+from ..runtime.model_cache import cached_number, release_freed_heap
+from ..runtime.sessions import RuntimeSettings
+from ..text.frontend import Phonemes, TextFrontend
+from ..text.sentences import Sentence, split_long, split_text
+from ..text.user_dict import UserDictionary
 from . import audio as pcm
 from .audio_cache import AudioCache
 from .bert import BERT_PATH, TOKENIZER_PATH, BertEncoder
-from .errors import TextError
-from .model_cache import cached_number, release_freed_heap
-from .onnx_runtime import RuntimeSettings
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
-from .sentences import Sentence, split_long, split_text
 from .synthesizer import SynthesisParams, synthesize
-from .text.frontend import Phonemes, TextFrontend
-from .user_dict import UserDictionary
 from .voice import SYNTHESIZER_FILE, Voice
 
 __all__ = ["Continuation", "Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice, TtsVoiceSpeaker
 
-from . import __version__
-from .catalog import CatalogVoice
-from .errors import ModelFileError
-from .voice import VoiceConfig
+from .. import __version__
+from ..engine.voice import VoiceConfig
+from ..errors import ModelFileError
+from ..voices.catalog import CatalogVoice
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -27,8 +27,7 @@ from wyoming.error import Error
 from wyoming.event import Event, async_write_event
 from wyoming.server import AsyncEventHandler
 
-from .client_input import OversizedEvent, ProtocolError, read_event
-from .errors import (
+from ..errors import (
     DownloadError,
     HayakoeError,
     ModelFileError,
@@ -36,6 +35,7 @@ from .errors import (
     UnknownStyleError,
     UnknownVoiceError,
 )
+from .protocol import OversizedEvent, ProtocolError, read_event
 
 _LOGGER = logging.getLogger(__name__)
 

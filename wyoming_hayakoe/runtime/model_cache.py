@@ -31,7 +31,7 @@ from typing import Any
 
 import onnxruntime as ort
 
-from .errors import ModelFileError
+from ..errors import ModelFileError
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from ..errors import ModelFileError, UnknownStyleError
+from ..runtime.model_cache import split_synthesizer, writable
+from ..runtime.sessions import RuntimeSettings, require_io
 from .decoder import Decoder, DecoderShape
-from .errors import ModelFileError, UnknownStyleError
-from .model_cache import split_synthesizer, writable
-from .onnx_runtime import RuntimeSettings, require_io
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -25,8 +25,12 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from .audio_response import AudioResponse
-from .client_input import (
+from ..engine.engine import Continuation, SentenceAudio
+from ..errors import HayakoeError, TextError
+from ..text.sentence_stream import SentenceStream
+from .audio_events import AudioResponse
+from .connection import Connection
+from .protocol import (
     BadRequest,
     OversizedEvent,
     max_data_bytes,
@@ -34,11 +38,7 @@ from .client_input import (
     parse_stream_start,
     parse_synthesize,
 )
-from .connection import Connection
-from .engine import Continuation, SentenceAudio
-from .errors import HayakoeError, TextError
 from .service import ResolvedVoice, TtsService
-from .text_stream import SentenceStream
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -45,11 +45,11 @@ from pathlib import Path
 
 import pyopenjtalk
 
-from .errors import HayakoeError
-from .text.english import EnglishReader
-from .text.kana import KanaError, kana_to_phonemes
-from .text.normalize import normalize_text
-from .text.smarthome import reference_keep_words
+from ..errors import HayakoeError
+from .kana import KanaError, kana_to_phonemes
+from .loanwords import EnglishReader
+from .normalize import normalize_text
+from .smarthome import reference_keep_words
 
 _LOGGER = logging.getLogger(__name__)
 

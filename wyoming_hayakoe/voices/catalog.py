@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .errors import UnknownVoiceError
+from ..errors import UnknownVoiceError
 
 # A voice name becomes a folder name: keep it to a safe, portable alphabet.
 VOICE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -60,7 +60,7 @@ def validate_voice_name(name: str) -> str:
 
 @functools.cache
 def _raw_catalog() -> dict[str, Any]:
-    text = resources.files("wyoming_hayakoe").joinpath("voices.json").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("voices.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

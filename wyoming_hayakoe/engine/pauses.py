@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .sentences import Sentence
+from ..text.sentences import Sentence
+from ..text.symbols import SYMBOLS
 from .synthesizer import SynthesisParams, predict_durations
-from .text.symbols import SYMBOLS
 
 if TYPE_CHECKING:
     from .engine import Engine

@@ -11,9 +11,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from wyoming_hayakoe import onnx_runtime
 from wyoming_hayakoe.errors import ModelFileError
-from wyoming_hayakoe.onnx_runtime import RuntimeSettings, default_thread_count
+from wyoming_hayakoe.runtime import sessions
+from wyoming_hayakoe.runtime.sessions import RuntimeSettings, default_thread_count
 
 
 def _identity_model(path: Path) -> None:
@@ -32,7 +32,7 @@ def _identity_model(path: Path) -> None:
 def test_thread_count_follows_cpu_affinity() -> None:
     code = (
         "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-        "from wyoming_hayakoe.onnx_runtime import default_thread_count as d; print(d())"
+        "from wyoming_hayakoe.runtime.sessions import default_thread_count as d; print(d())"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -44,7 +44,7 @@ def test_thread_count_follows_cpu_affinity() -> None:
 def test_thread_count_respects_cgroup_quota(tmp_path: Path, monkeypatch) -> None:
     cpu_max = tmp_path / "cpu.max"
     cpu_max.write_text("100000 100000\n")
-    monkeypatch.setattr(onnx_runtime, "_CGROUP_V2_CPU_MAX", cpu_max)
+    monkeypatch.setattr(sessions, "_CGROUP_V2_CPU_MAX", cpu_max)
     assert default_thread_count() == 1
     cpu_max.write_text("max 100000\n")
     assert default_thread_count() >= 1
@@ -89,8 +89,8 @@ def test_thread_count_respects_a_quota_on_an_ancestor_cgroup(tmp_path: Path, mon
     (service / "cpu.max").write_text("max 100000\n")
     proc_cgroup = tmp_path / "proc-self-cgroup"
     proc_cgroup.write_text("0::/system.slice/hayakoe.service\n")
-    monkeypatch.setattr(onnx_runtime, "_CGROUP_V2_CPU_MAX", root / "cpu.max")
-    monkeypatch.setattr(onnx_runtime, "_PROC_SELF_CGROUP", proc_cgroup)
+    monkeypatch.setattr(sessions, "_CGROUP_V2_CPU_MAX", root / "cpu.max")
+    monkeypatch.setattr(sessions, "_PROC_SELF_CGROUP", proc_cgroup)
     assert default_thread_count() == 1
     (root / "system.slice" / "cpu.max").write_text("max 100000\n")
-    assert default_thread_count() == onnx_runtime._physical_core_count(onnx_runtime._allowed_cpus())
+    assert default_thread_count() == sessions._physical_core_count(sessions._allowed_cpus())

@@ -22,10 +22,10 @@ from typing import TypeVar
 
 from wyoming.info import Info
 
-from .engine import Continuation, Engine, SentenceAudio, SynthesisParams, Voice
-from .errors import TextError, UnknownStyleError, UnknownVoiceError
+from ..engine.engine import Continuation, Engine, SentenceAudio, SynthesisParams, Voice
+from ..errors import TextError, UnknownStyleError, UnknownVoiceError
+from ..voices.store import VoiceStore
 from .info import VoiceEntry, build_info, collect_voice_entries, split_styled_voice_name
-from .voice_store import VoiceStore
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .text.frontend import Phonemes
+from ..text.frontend import Phonemes
 from .voice import Voice
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .server.service import TtsService
     from .server.zeroconf_announcer import ZeroconfAnnouncer
+    from .web.app import WebServer
 
 _LOGGER = logging.getLogger("wyoming_hayakoe")
 
@@ -65,6 +66,7 @@ async def main(args: argparse.Namespace) -> Outcome:
     loading = asyncio.create_task(service.load_default_voice(args.style))
     serving: asyncio.Task[None] | None = None
     announcing: asyncio.Task[ZeroconfAnnouncer | None] | None = None
+    web: WebServer | None = None
     code = 1
     try:
         if stdio:
@@ -72,6 +74,8 @@ async def main(args: argparse.Namespace) -> Outcome:
         elif not await _listen(server, new_handler, args.uri):
             return Outcome(1)
         _LOGGER.info("Listening on %s", args.uri)
+        if args.http_uri and (web := await _start_web(args.http_uri, service)) is None:
+            return Outcome(1)
         if args.zeroconf and isinstance(server, AsyncTcpServer):
             announcing = asyncio.create_task(_announce(args.zeroconf, server.port, server.host))
         code = await _run_until_stopped(args.voice, loading, stop, serving)
@@ -83,6 +87,8 @@ async def main(args: argparse.Namespace) -> Outcome:
         if not stdio:
             await server.stop()
         await _withdraw(announcing)
+        if web is not None:
+            await web.stop()
         await service.close()
     return Outcome(code, threads_busy=service.busy)
 
@@ -122,6 +128,16 @@ async def _listen(server: Any, factory: HandlerFactory, uri: str) -> bool:
         _LOGGER.error("Cannot listen on %s: %s", uri, err.strerror or err)
         return False
     return True
+
+
+async def _start_web(uri: str, service: TtsService) -> WebServer | None:
+    from .web.app import start_web_server
+
+    try:
+        return await start_web_server(uri, service)
+    except OSError as err:
+        _LOGGER.error("Cannot serve the web page on %s: %s", uri, err.strerror or err)
+        return None
 
 
 async def _serve_stdio(factory: HandlerFactory) -> None:

@@ -21,6 +21,7 @@ from . import __version__
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"
+DEFAULT_HTTP_URI = "tcp://127.0.0.1:8099"
 DEFAULT_VOICE = "jvnv-F1-jp"
 DEFAULT_DATA_DIR = "./data"
 DEFAULT_ZEROCONF_NAME = "hayakoe"
@@ -107,6 +108,17 @@ def _uri(text: str) -> str:
     return text
 
 
+def _http_uri(text: str) -> str:
+    parsed = urlparse(text)
+    try:
+        port = parsed.port
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
+    if parsed.scheme != "tcp" or not parsed.hostname or port is None:
+        raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
+    return text
+
+
 def build_parser() -> OneLineArgumentParser:
     parser = OneLineArgumentParser(
         prog="wyoming-hayakoe",
@@ -123,6 +135,14 @@ def build_parser() -> OneLineArgumentParser:
         "every interface). The Wyoming protocol has no authentication: anyone who can reach "
         "the port can use the server, so on a shared network bind to one interface, e.g. "
         "tcp://127.0.0.1:10200 or tcp://192.168.1.20:10200",
+    )
+    add(
+        "--http-uri",
+        type=_http_uri,
+        metavar="tcp://HOST:PORT",
+        help="also serve the web page (voices, try, reading, dictionary) here, e.g. "
+        f"{DEFAULT_HTTP_URI} (default: off). The page has no login: keep it on 127.0.0.1 or "
+        "behind Home Assistant's ingress",
     )
     add(
         "--voice",

@@ -79,6 +79,11 @@ class TtsService:
         self._busy_threads = 0
         self._busy_lock = threading.Lock()
 
+    @property
+    def store(self) -> VoiceStore:
+        """The voice store the service loads from (the web page lists and manages it)."""
+        return self._store
+
     # ----- start-up and voice loading -----
 
     async def load_default_voice(self, style: str | None = None) -> Voice:

@@ -3,9 +3,10 @@
 OpenJTalk's full-context labels say, for every phoneme, which accent phrase it belongs to
 (``/I:`` breath group and ``/F:`` phrase position), its mora position in the phrase (``/A:``)
 and the phrase's accent type (``/F:``). A phrase of accent type ``n`` is high from its second
-mora up to mora ``n`` (type 1: only the first mora is high; type 0: from the second mora to the
-end, no fall), which is what :mod:`.prosody` gives the synthesizer as tones. Nothing here
-changes the phonemes: this reads the same analysis the G2P reads.
+mora up to mora ``n`` (type 1: only the first mora is high; a flat phrase, which OpenJTalk
+writes as type = its mora count: from the second mora to the end), which is what
+:mod:`.prosody` gives the synthesizer as tones (``tests/test_accent.py`` checks they agree).
+Nothing here changes the phonemes: this reads the same analysis the G2P reads.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ class AccentPhrase:
     morae: list[str]
     high: list[bool]
     nucleus: int
-    """Accent type: the 1-based mora after which the pitch falls; 0 for a flat phrase."""
+    """The 1-based mora after which the pitch falls inside the phrase; 0 if it does not fall
+    (a flat phrase, or one whose fall comes only after its last mora: the same tones)."""
 
 
 @dataclass
@@ -67,7 +69,9 @@ def _chunk_phrases(text: str) -> list[AccentPhrase]:
         else:
             morae = [_PHONEMES_TO_KANA.get(tuple(p), "".join(p)) for p in phrase.phonemes]
         position += count
-        result.append(AccentPhrase(morae, _pitch(phrase.accent_type, count), phrase.accent_type))
+        # OpenJTalk writes a flat phrase as accent type = its mora count: no fall inside it.
+        nucleus = 0 if phrase.accent_type >= count else phrase.accent_type
+        result.append(AccentPhrase(morae, _pitch(nucleus, count), nucleus))
     return result
 
 

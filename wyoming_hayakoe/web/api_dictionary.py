@@ -12,7 +12,7 @@ from . import dictionary_file
 from .api_speech import BadRequest, json_body, text_field
 from .api_voices import BACKEND
 
-_EDIT_LOCK = web.AppKey("dictionary_lock", asyncio.Lock)
+EDIT_LOCK = web.AppKey("dictionary_lock", asyncio.Lock)
 
 routes = web.RouteTableDef()
 
@@ -69,7 +69,7 @@ async def save_word(request: web.Request) -> web.Response:
     replace = body.get("replace") or None
     if replace is not None and not isinstance(replace, str):
         raise BadRequest("'replace' must be a string")
-    async with request.app.setdefault(_EDIT_LOCK, asyncio.Lock()):
+    async with request.app[EDIT_LOCK]:
         await backend.in_thread(dictionary_file.save_entry, path, entry, replace)
     await backend.refresh_dictionary()
     return web.json_response(_entry_json(entry))
@@ -80,7 +80,7 @@ async def delete_word(request: web.Request) -> web.Response:
     backend = request.app[BACKEND]
     path = _path(request)
     surface = text_field(await json_body(request), "surface")
-    async with request.app.setdefault(_EDIT_LOCK, asyncio.Lock()):
+    async with request.app[EDIT_LOCK]:
         found = await backend.in_thread(dictionary_file.delete_entry, path, surface)
     if not found:
         raise web.HTTPNotFound(

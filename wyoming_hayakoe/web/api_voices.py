@@ -15,7 +15,7 @@ from .uploads import UploadError, UploadLimits, check_file_name, install_upload
 
 BACKEND = web.AppKey("backend", WebBackend)
 UPLOAD_LIMITS = web.AppKey("upload_limits", UploadLimits)
-_UPLOAD_LOCK = web.AppKey("upload_lock", asyncio.Lock)
+UPLOAD_LOCK = web.AppKey("upload_lock", asyncio.Lock)
 _WRITE_BLOCK = 1 << 20
 _MAX_NAME_FIELD = 256
 
@@ -73,7 +73,7 @@ async def upload_voice(request: web.Request) -> web.Response:
     temporary = backend.store.download_dir / f".upload-{uuid.uuid4().hex}"
     try:
         filename, name = await _receive(request, temporary, limits)
-        async with request.app.setdefault(_UPLOAD_LOCK, asyncio.Lock()):  # one placement at a time
+        async with request.app[UPLOAD_LOCK]:  # one placement at a time
             voice = await backend.in_thread(
                 install_upload, temporary, filename, name, speakers, limits
             )

@@ -6,6 +6,7 @@ Home Assistant's ingress proxy reach it.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import logging
@@ -68,6 +69,8 @@ def create_app(backend: WebBackend, upload_limits: UploadLimits | None = None) -
     app = web.Application(middlewares=[_json_errors], client_max_size=1 << 20)
     app[BACKEND] = backend
     app[UPLOAD_LIMITS] = upload_limits or UploadLimits()
+    app[api_voices.UPLOAD_LOCK] = asyncio.Lock()
+    app[api_dictionary.EDIT_LOCK] = asyncio.Lock()
     for page, path in PAGES.items():
         app.router.add_get(f"/{path}", page_handler(page))
     app.router.add_routes(api_voices.routes)

@@ -287,7 +287,7 @@ async def test_reading_shows_rewrites_kana_and_accent(site: tuple[WebFixture, Te
     assert "".join(piece["from"] for piece in reading["rewrites"]) == text
     assert [s["normalized"] for s in reading["sentences"]] == [
         "七時三十分に電気を消して.",
-        "箸と橋.",
+        "箸と橋と端.",
     ]
     first = reading["sentences"][0]
     assert first["kana"].startswith("シチジサンジュップンニ")

@@ -79,7 +79,6 @@ async def synthesize(request: web.Request) -> web.StreamResponse:
     response = web.StreamResponse(
         headers={
             "Content-Type": "audio/wav",
-            "Cache-Control": "no-store",
             "X-Sample-Rate": str(rate),
             "X-Style": resolved.params.style,
         }

@@ -76,6 +76,8 @@ class WebBackend:
         self.dictionary_path: Path | None = service.settings.user_dictionary
         self._text_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-text")
         self._io_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-web-io")
+        # Downloads take minutes: their own thread, so the page stays responsive meanwhile.
+        self._download_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-download")
         self._dictionary = UserDictionary(self.dictionary_path) if self.dictionary_path else None
         self._frontend = TextFrontend(smart_home=True)
         self.downloads: dict[str, DownloadJob] = {}
@@ -86,6 +88,7 @@ class WebBackend:
             task.cancel()
         self._text_pool.shutdown(wait=False, cancel_futures=True)
         self._io_pool.shutdown(wait=False, cancel_futures=True)
+        self._download_pool.shutdown(wait=False, cancel_futures=True)
         if self._dictionary is not None:
             self._dictionary.close()
 
@@ -128,7 +131,7 @@ class WebBackend:
             if job is not None and job.state == "running":
                 item["downloading"] = True
             voices.append(item)
-        return voices
+        return sorted(voices, key=lambda v: (not v["installed"], v["name"]))  # installed first
 
     def _deletable(self, name: str, folder: Path) -> bool:
         own = self.store.download_dir / SPEAKERS_DIR / name
@@ -177,8 +180,10 @@ class WebBackend:
 
     async def _download(self, job: DownloadJob) -> None:
         try:
-            job.total = await self.in_thread(_remote_total, job.name, job.files)
-            await self.in_thread(self.store.ensure_voice, job.name)
+            loop = asyncio.get_running_loop()
+            pool = self._download_pool
+            job.total = await loop.run_in_executor(pool, _remote_total, job.name, job.files)
+            await loop.run_in_executor(pool, self.store.ensure_voice, job.name)
             job.state = "done"
         except (HayakoeError, OSError) as err:
             job.state, job.error = "error", str(err)

@@ -1,6 +1,6 @@
 "use strict";
 // Shared helpers of the pages: words, JSON calls, messages, streamed speech.
-const WORDS = JSON.parse(document.getElementById("words").textContent);
+const WORDS = JSON.parse(document.getElementById("page-words").textContent);
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs, ...children) {

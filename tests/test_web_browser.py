@@ -8,6 +8,7 @@ to ``test-artifacts/web/`` (or ``$WYOMING_HAYAKOE_ARTIFACTS``); with
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -302,3 +303,34 @@ async def test_pages_work_under_the_ingress_prefix(
         finally:
             await proxy_runner.cleanup()
             await page_runner.cleanup()
+
+
+async def test_download_button_installs_a_catalog_voice(
+    tmp_path: Path, model_cache: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hf_server import HFTestServer, write_tiny_voice_fixture
+
+    template = next(iter(load_catalog().values()))
+    catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}
+    write_tiny_voice_fixture(tmp_path / "repo", "tiny-dl")
+    data = copy_tiny_data(tmp_path / "data")
+    with HFTestServer(tmp_path / "repo") as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx:
+            runner, url = await _serve(fx.app)
+            try:
+                site = await _site(browser, fx, url, "en")
+                await site.open("")
+                card = site.page.locator('article[data-voice="tiny-dl"]')
+                await card.locator("button.download").click()
+                await site.page.locator('article[data-voice="tiny-dl"] .badge.on').wait_for(
+                    timeout=60_000
+                )
+                assert (
+                    "Installed"
+                    in await site.page.locator('article[data-voice="tiny-dl"]').inner_text()
+                )
+                assert (fx.speakers / "tiny-dl" / "synthesizer.onnx").is_file()
+                assert site.errors == []
+            finally:
+                await runner.cleanup()

@@ -23,8 +23,7 @@ from .text.frontend import TextFrontend
 from .text.g2p import g2p
 from .text.tokenizer import VOCAB_FILE
 from .text.user_dict import UserDictionary, user_dictionary_path
-
-TOKENIZER_SUBDIR = Path("bert/tokenizer")
+from .voices.layout import TOKENIZER_DIR, USER_DICTIONARY_FILE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,14 +39,14 @@ def _parser() -> argparse.ArgumentParser:
         "--data-dir",
         type=Path,
         default=Path(DEFAULT_DATA_DIR),
-        help=f"voice data folder whose {TOKENIZER_SUBDIR} is used if present "
+        help=f"voice data folder whose {TOKENIZER_DIR} is used if present "
         f"(default: {DEFAULT_DATA_DIR})",
     )
     parser.add_argument(
         "--tokenizer-dir",
         type=Path,
         help=f"folder with the BERT {VOCAB_FILE}, to show token ids "
-        f"(default: DATA_DIR/{TOKENIZER_SUBDIR} if it exists)",
+        f"(default: DATA_DIR/{TOKENIZER_DIR} if it exists)",
     )
     return parser
 
@@ -57,7 +56,7 @@ def _tokenizer_dir(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         if not (args.tokenizer_dir / VOCAB_FILE).is_file():
             parser.error(f"argument --tokenizer-dir: no {VOCAB_FILE} in {args.tokenizer_dir}")
         return Path(args.tokenizer_dir)
-    default = args.data_dir / TOKENIZER_SUBDIR
+    default = args.data_dir / TOKENIZER_DIR
     return default if (default / VOCAB_FILE).is_file() else None
 
 
@@ -67,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tokenizer_dir = _tokenizer_dir(parser, args)
     dictionary: UserDictionary | None = None
     try:
-        dictionary = UserDictionary(user_dictionary_path(args.data_dir))
+        dictionary = UserDictionary(user_dictionary_path(args.data_dir, USER_DICTIONARY_FILE))
         dictionary.refresh()  # bad lines are logged on stderr
         frontend = TextFrontend(tokenizer_dir, dictionary.surfaces, smart_home=True)
         rewritten = frontend.rewrite(args.text)

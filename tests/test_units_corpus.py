@@ -124,3 +124,23 @@ def test_ha_unit_strings_are_as_home_assistant_writes_them() -> None:
     for unit in ["°C", "m³/h", "μg/m³", "W/m²", "inH₂O", "BTU/(h⋅ft²)", "fl. oz.", "UV index"]:
         assert unit in HA_UNITS, unit
     assert unicodedata.normalize("NFKC", "μg/m³") != "μg/m³"
+
+
+@pytest.mark.parametrize(
+    ("text", "rewritten"),
+    [
+        ("4Kテレビ", "ヨンケーテレビ"),  # a resolution, not kelvin
+        ("2700Kの電球", "二千七百ケルビンの電球"),
+        ("1stステップ", "一番目ステップ"),  # an ordinal, not stones
+        ("12 stです", "十二ストーンです"),
+        ("3 in 1の充電器", "3 in 1の充電器"),  # English: a spaced unit before another word
+        ("5 in the box", "5 in the box"),
+        ("5 inです", "五インチです"),
+        ("UV指数は5 UV indexです", "UV指数は五です"),  # the prefix is said once
+        ("風速5 m/s", "風速五メートル"),
+        ("20-25 °C", "二十から二十五度"),
+        ("1,013.2 min", "千十三点二分"),
+    ],
+)
+def test_unit_boundaries(text: str, rewritten: str, smart: TextFrontend) -> None:
+    assert smart.rewrite(text) == rewritten

@@ -23,6 +23,8 @@ _IMPLIED_WINDOW = 6
 """How many characters before a number are searched for a word like 風速."""
 _RESOLUTIONS = frozenset({"4K", "8K"})
 """Read as words by the English rules (ヨンケー), not as kelvin."""
+_SPACED_UNIT = re.compile(r"[0-9]\s")
+_WORD_AFTER = re.compile(r"\s[A-Za-z0-9]")
 
 
 def _unit_pattern() -> str:
@@ -72,15 +74,21 @@ def _single(match: re.Match[str]) -> str:
     sign, currency, number, unit = _parts(match)
     if not currency and unit is None:
         return match.group()  # a bare number: the numbers rules or the reference read it
-    if match.group() in _RESOLUTIONS:
+    if match.group() in _RESOLUTIONS or _in_english(match):
         return match.group()
     return _words(sign, currency, number, unit)
+
+
+def _in_english(match: re.Match[str]) -> bool:
+    """``3 in 1``, ``5 in the box``: a spaced unit followed by another word is English."""
+    spaced = _SPACED_UNIT.search(match.group()) is not None
+    return spaced and _WORD_AFTER.match(match.string, match.end()) is not None
 
 
 def _range(match: re.Match[str]) -> str:
     sign1, currency1, number1, unit1 = _parts(match, "a_")
     sign2, currency2, number2, unit2 = _parts(match, "b_")
-    if not (currency1 or currency2 or unit1 or unit2) or match.group() in _RESOLUTIONS:
+    if not (currency1 or currency2 or unit1 or unit2):
         return match.group()  # plain numbers: .numbers reads the range
     if unit1 is None and not currency1 and unit2 is not None and unit2.prefix:
         # 60〜80km/h: 時速六十から八十キロ, the prefix once, before the range.

@@ -98,6 +98,25 @@ def test_case_reads_as_expected(
     )
 
 
+_NUMBER_ENDINGS = ["1", "3", "4", "6", "7", "8", "9", "10", "100", "60", "1000", "0", "2.5"]
+"""Every way a number can end before a unit: gemination (いっ, ろっ, はっ, じゅっ, ひゃっ),
+the readings of 4, 7 and 9, zero, a decimal."""
+
+
+@pytest.mark.parametrize(("unit", "template"), sorted(units_corpus.unit_templates().items()))
+def test_unit_after_every_number_ending(unit: str, template: str, smart: TextFrontend) -> None:
+    for number in _NUMBER_ENDINGS:
+        text = f"{number} {unit}" if unit == "st" else number + unit
+        if text in ("4K", "8K"):
+            continue  # resolutions (ヨンケー), see test_unit_boundaries
+        spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
+        expected = units_corpus.readings(template, None, number)
+        assert spoken in [_reading_phonemes(e) for e in expected], (
+            f"{text!r} became {smart.rewrite(text)!r}, read {' '.join(spoken)!r}; "
+            f"expected {expected}"
+        )
+
+
 def test_the_rewriting_is_stable(smart: TextFrontend) -> None:
     for _, text, _ in CASES:
         once = smart.rewrite(text)

@@ -234,9 +234,14 @@ def load_units() -> list[tuple[str, str, str]]:
     return [(row[0], row[1], row[2]) for row in rows[1:]]
 
 
+def unit_templates() -> dict[str, str]:
+    """Each unit string of ha_units.tsv (once) with its reading template."""
+    return {unit: reading for _, unit, reading in load_units()}
+
+
 def unit_cases() -> list[tuple[str, str, str, str]]:
     cases = []
-    templates = {unit: reading for _, unit, reading in load_units()}
+    templates = unit_templates()
     for index, (unit, template) in enumerate(templates.items()):
         space = " " if unit == "st" else ""
         integer = _INTEGERS[index % len(_INTEGERS)]

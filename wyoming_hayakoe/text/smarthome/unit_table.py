@@ -12,9 +12,9 @@ Keys are written as HA writes them and matched after NFKC (``m²`` is ``m2`` the
   毎時, 毎分 or 毎秒 before it (``12L/min`` 毎分十二リットル, ``5mm/h`` 毎時五ミリ), data
   rates after it (``100Mbit/s`` 百メガビット毎秒, as network specifications say);
 - any other ratio with パー (``35µg/m³`` 三十五マイクログラムパー立方メートル);
-- 平方 of metric areas in hiragana after 十: OpenJTalk geminates 十 before its word
-  平方メートル (ロクジュッヘーホー), not before へいほう (kept to 十: after katakana decimals
-  it would take へ for a particle);
+- 平方メートル and ガロン in hiragana after 六, 十 and 百: OpenJTalk geminates the number
+  before these words of its dictionary (ロクジュッヘーホー, ジュッガロン), not before へいほう
+  or がろん (elsewhere in kanji and katakana: after katakana decimals へ would be a particle);
 - ``ppm`` and ``ppb`` in capitals (``PPM``): OpenJTalk knows them as words and, unlike the
   katakana ピーピーエム (a counter in its dictionary), does not geminate the number before them
   (850ppm はっぴゃくごじゅうピーピーエム, not ごじゅっピーピーエム).
@@ -36,9 +36,12 @@ class Unit:
     """Said before the number: 時速 (per hour), 華氏 (Fahrenheit), 風力 (Beaufort)."""
     implied_by: tuple[str, ...] = ()
     """Words before the number that already say what the prefix would (風速 for m/s)."""
-    after_ten: str = ""
-    """The reading after a number ending in 十, if OpenJTalk would geminate 十 before the
-    usual one."""
+    ungeminated: str = ""
+    """The reading after a number ending in 六, 十 or 百, where OpenJTalk would geminate the
+    number before the usual one (ロッガロン, ジュッヘーホーメートル)."""
+    after_point: str = ""
+    """The reading after a decimal, where OpenJTalk would join the usual one to the last
+    digit (二点五日間 ニテンイツカカン)."""
 
 
 _SPEED_PER_HOUR = ("時速", "風速")
@@ -94,10 +97,10 @@ _TABLE: dict[str, Unit] = {
     "mi": Unit("マイル"),
     "nmi": Unit("海里"),
     # area
-    "mm²": Unit("平方ミリメートル", after_ten="へいほうミリメートル"),
-    "cm²": Unit("平方センチメートル", after_ten="へいほうセンチメートル"),
-    "m²": Unit("平方メートル", after_ten="へいほうメートル"),
-    "km²": Unit("平方キロメートル", after_ten="へいほうキロメートル"),
+    "mm²": Unit("平方ミリメートル", ungeminated="へいほうミリメートル"),
+    "cm²": Unit("平方センチメートル", ungeminated="へいほうセンチメートル"),
+    "m²": Unit("平方メートル", ungeminated="へいほうメートル"),
+    "km²": Unit("平方キロメートル", ungeminated="へいほうキロメートル"),
     "in²": Unit("平方インチ"),
     "ft²": Unit("平方フィート"),
     "yd²": Unit("平方ヤード"),
@@ -107,14 +110,14 @@ _TABLE: dict[str, Unit] = {
     # volume
     "m³": Unit("立方メートル"),
     "ft³": Unit("立方フィート"),
-    "CCF": Unit("百立方フィート"),
-    "MCF": Unit("千立方フィート"),
+    "CCF": Unit("シーシーエフ"),
+    "MCF": Unit("エムシーエフ"),
     "L": Unit("リットル"),
     "l": Unit("リットル"),  # ℓ after NFKC
     "mL": Unit("ミリリットル"),
     "ml": Unit("ミリリットル"),
     "dL": Unit("デシリットル"),
-    "gal": Unit("ガロン"),
+    "gal": Unit("ガロン", ungeminated="がろん"),
     "fl. oz.": Unit("液量オンス"),
     # flow and rain: 毎分十二リットル
     "m³/h": _every("毎時", "立方メートル"),
@@ -124,8 +127,8 @@ _TABLE: dict[str, Unit] = {
     "L/h": _every("毎時", "リットル"),
     "L/min": _every("毎分", "リットル"),
     "L/s": _every("毎秒", "リットル"),
-    "gal/h": _every("毎時", "ガロン"),
-    "gal/min": _every("毎分", "ガロン"),
+    "gal/h": Unit("ガロン", "毎時", ("毎時",), ungeminated="がろん"),
+    "gal/min": Unit("ガロン", "毎分", ("毎分",), ungeminated="がろん"),
     "mL/s": _every("毎秒", "ミリリットル"),
     "mm/h": _every("毎時", "ミリ"),
     "mm/d": _every("一日あたり", "ミリ"),
@@ -165,8 +168,8 @@ _TABLE: dict[str, Unit] = {
     "mvar": Unit("ミリバール"),
     "var": Unit("バール"),
     "kvar": Unit("キロバール"),
-    "varh": Unit("バール時"),
-    "kvarh": Unit("キロバール時"),
+    "varh": Unit("バールアワー"),
+    "kvarh": Unit("キロバールアワー"),
     "mWh": Unit("ミリワットアワー"),
     "Wh": Unit("ワットアワー"),
     "kWh": Unit("キロワットアワー"),
@@ -270,7 +273,7 @@ _TABLE: dict[str, Unit] = {
     "hrs": Unit("時間"),
     "hour": Unit("時間"),
     "hours": Unit("時間"),
-    "d": Unit("日間"),
+    "d": Unit("日間", after_point="にちかん"),
     "w": Unit("週間"),
     "y": Unit("年"),
     # money written after the amount (HA's CURRENCY_ symbols, ISO codes of monetary sensors)

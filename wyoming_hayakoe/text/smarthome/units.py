@@ -23,6 +23,7 @@ _IMPLIED_WINDOW = 6
 """How many characters before a number are searched for a word like 風速."""
 _RESOLUTIONS = frozenset({"4K", "8K"})
 """Read as words by the English rules (ヨンケー), not as kelvin."""
+_GEMINATING = ("六", "十", "百")
 _SPACED_UNIT = re.compile(r"[0-9]\s")
 _WORD_AFTER = re.compile(r"\s[A-Za-z0-9]")
 
@@ -92,8 +93,9 @@ def _range(match: re.Match[str]) -> str:
         return match.group()  # plain numbers: .numbers reads the range
     if unit1 is None and not currency1 and unit2 is not None and unit2.prefix:
         # 60〜80km/h: 時速六十から八十キロ, the prefix once, before the range.
-        words = signed_words(sign1, number1) + "から" + signed_words(sign2, number2)
-        return unit2.prefix + words + unit2.reading
+        last = signed_words(sign2, number2)
+        words = signed_words(sign1, number1) + "から" + last
+        return unit2.prefix + words + _reading_after(unit2, number2, last)
     first = _words(sign1, currency1, number1, unit1)
     return first + "から" + _words(sign2, currency2, number2, unit2)
 
@@ -106,5 +108,12 @@ def _words(sign: str, currency: str, number: str, unit: Unit | None) -> str:
         return words + CURRENCIES[currency]
     if unit is None:
         return words
-    reading = unit.after_ten if unit.after_ten and words.endswith("十") else unit.reading
-    return unit.prefix + words + reading
+    return unit.prefix + words + _reading_after(unit, number, words)
+
+
+def _reading_after(unit: Unit, number: str, words: str) -> str:
+    if unit.after_point and "." in number:
+        return unit.after_point
+    if unit.ungeminated and words.endswith(_GEMINATING):
+        return unit.ungeminated
+    return unit.reading

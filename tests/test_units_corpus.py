@@ -117,6 +117,45 @@ def test_unit_after_every_number_ending(unit: str, template: str, smart: TextFro
         )
 
 
+_HOURS = [
+    "レー|ゼロ",
+    "イチ",
+    "ニ",
+    "サン",
+    "ヨ",
+    "ゴ",
+    "ロク",
+    "シチ|ナナ",
+    "ハチ",
+    "ク",
+    "ジュー",
+    "ジューイチ",
+    "ジューニ",
+    "ジューサン",
+    "ジューヨ",
+    "ジューゴ",
+    "ジューロク",
+    "ジューシチ|ジューナナ",
+    "ジューハチ",
+    "ジューク",
+    "ニジュー",
+    "ニジューイチ",
+    "ニジューニ",
+    "ニジューサン",
+]
+
+
+@pytest.mark.parametrize("hour", range(24))
+def test_every_clock_time(hour: int, smart: TextFrontend) -> None:
+    """``H:MM`` for every minute of the day: 時 and 分 with their sound changes (いっぷん)."""
+    for minute in range(60):
+        text = f"{hour}:{minute:02d}"
+        minutes = units_corpus.readings("{m}", None, str(minute)) if minute else [""]
+        expected = [h + "ジ" + m for h in _HOURS[hour].split("|") for m in minutes]
+        spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
+        assert spoken in [_reading_phonemes(e) for e in expected], (text, expected)
+
+
 def test_the_rewriting_is_stable(smart: TextFrontend) -> None:
     for _, text, _ in CASES:
         once = smart.rewrite(text)

@@ -14,6 +14,7 @@ Latin letter, so ``5min`` is not five metres.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .numbers import NUMBER, SIGN, minutes_words, signed_words
 from .unit_table import CURRENCIES, SPACED_ONLY, UNITS, Unit
@@ -67,7 +68,7 @@ def _parts(match: re.Match[str], key: str = "") -> tuple[str, str, str, Unit | N
     if unit is not None and unit.prefix:
         before = match.string[max(0, match.start() - _IMPLIED_WINDOW) : match.start()]
         if any(word in before for word in unit.implied_by):
-            unit = Unit(unit.reading)  # 風速5m/s: 風速五メートル, not 風速秒速五メートル
+            unit = replace(unit, prefix="")  # 風速5m/s: 風速五メートル, not 風速秒速五メートル
     return sign, currency, match.group(key + "number"), unit
 
 

@@ -5,8 +5,10 @@ and the user dictionary of ``--data-dir`` (``user_dict.csv``) applied. Prints th
 user-dictionary words (if any), the rewritten text (when the rewriting changed it), the
 normalized text, the BERT token ids (only when a tokenizer is found), and on the
 last line the katakana reading (punctuation as the marks the model sees, ``'`` for characters
-OpenJTalk cannot read). ``--json`` prints one JSON object instead, with the normalized text,
-the phonemes and the synthesizer's id sequences (after ``add_blank``).
+OpenJTalk cannot read). ``--brief`` prints one line instead, ``REWRITTEN → READING``, to
+check a sensor's announcement at a glance (``850ppm`` → ``八百五十PPM → ハッピャクゴジューピー
+ピーエム``). ``--json`` prints one JSON object, with the normalized text, the phonemes and the
+synthesizer's id sequences (after ``add_blank``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("text", help="the text to read (quote it)")
     parser.add_argument(
         "--json", action="store_true", help="print phonemes and ids as one JSON object"
+    )
+    parser.add_argument(
+        "--brief",
+        action="store_true",
+        help="print one line: the text as rewritten before G2P, then its katakana reading",
     )
     parser.add_argument(
         "--data-dir",
@@ -95,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if token_ids is not None:
             report["token_ids"] = token_ids
         sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        return 0
+    if args.brief:
+        sys.stdout.write(f"{rewritten} → {reading}\n")
         return 0
     if dictionary.entries:
         words = len(dictionary.entries)

@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import csv
 import re
-import sys
 import unicodedata
 from pathlib import Path
 
 import pytest
 
+from tools import units_corpus
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.kana import kana_to_phonemes
 from wyoming_hayakoe.text.symbols import PAD, PUNCTUATIONS
 
 DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import units_corpus  # noqa: E402
 
 
 def _rows(name: str, header: list[str]) -> list[list[str]]:

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import wyoming_hayakoe
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.synthesizer import synthesize
 from wyoming_hayakoe.text.frontend import TextFrontend
 

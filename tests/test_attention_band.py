@@ -10,7 +10,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
 from wyoming_hayakoe.runtime import attention_band
 from wyoming_hayakoe.runtime.model_cache import split_synthesizer

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.audio_cache import AudioCache
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"

@@ -10,15 +10,17 @@ import pytest
 
 from wyoming_hayakoe.errors import UnknownVoiceError
 from wyoming_hayakoe.voices.catalog import (
-    BERT_MODEL_PATH,
-    REQUIRED_VOICE_FILES,
-    TOKENIZER_VOCAB_PATH,
     CatalogVoice,
     catalog_repository,
     is_valid_voice_name,
     load_bert_files,
     load_catalog,
     validate_voice_name,
+)
+from wyoming_hayakoe.voices.layout import (
+    BERT_MODEL_PATH,
+    REQUIRED_VOICE_FILES,
+    TOKENIZER_VOCAB_PATH,
 )
 
 JVNV = ["jvnv-F1-jp", "jvnv-F2-jp", "jvnv-M1-jp", "jvnv-M2-jp"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle) missing")
 
@@ -206,7 +206,7 @@ def test_engine_never_imports_torch() -> None:
     import sys
 
     code = (
-        "import sys; from pathlib import Path; from wyoming_hayakoe.engine.engine import Engine;"
+        "import sys; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
         f"e = Engine(Path({str(ROOT)!r}), threads=1);"
         f"v = e.load_voice(Path({str(ROOT / 'onnx' / 'speakers' / VOICE)!r}));"
         "list(e.synthesize(v, 'こんにちは。'));"

@@ -25,7 +25,8 @@ from server_utils import (
     synthesize,
 )
 
-from wyoming_hayakoe.voices.catalog import SPEAKERS_DIR, load_catalog
+from wyoming_hayakoe.voices.catalog import load_catalog
+from wyoming_hayakoe.voices.layout import SPEAKERS_DIR
 
 pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from fs_utils import read_only
 
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
@@ -31,6 +31,7 @@ def test_prepared_models_are_made_once_and_reused(tmp_path: Path) -> None:
     first = Engine(ROOT, threads=1, cache_dir=tmp_path)
     audio = _audio(first)
     voice = first.load_voice(VOICE_DIR)
+    first.gain(voice)
     assert voice.decoder is not None
     made = _snapshot(tmp_path)
     assert any(name.endswith("decoder.onnx") for name in made)

@@ -54,6 +54,25 @@ def test_reading_matches_the_reference(
     assert lines[-1] == expected.reading
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            "CO2は850ppmです。",
+            "シーオーツーは八百五十PPMです。 → シーオーツーワハッピャクゴジューピーピーエムデス.",
+        ),
+        ("風速5 m/s", "風速五メートル → フーソクゴメートル"),
+        ("こんにちは", "こんにちは → コンニチワ"),
+    ],
+)
+def test_brief_is_one_line(
+    text: str, line: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, lines, _ = _run(capsys, "--brief", "--data-dir", str(tmp_path), text)
+    assert code == 0
+    assert lines == [line]
+
+
 def test_json_holds_the_front_end_output(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, plain_frontend: TextFrontend
 ) -> None:

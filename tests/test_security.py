@@ -23,7 +23,7 @@ from server_utils import (
     synthesize,
 )
 
-from wyoming_hayakoe.voices.catalog import SPEAKERS_DIR
+from wyoming_hayakoe.voices.layout import SPEAKERS_DIR, USER_DICTIONARY_FILE
 
 pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
@@ -222,6 +222,6 @@ def test_user_dictionary_symlinked_outside_is_not_read(tmp_path: Path) -> None:
     data.mkdir()
     secret = tmp_path / "secret.csv"
     secret.write_text("秘密,ヒミツ,0\n", encoding="utf-8")
-    (data / user_dict.DEFAULT_FILE_NAME).symlink_to(secret)
+    (data / USER_DICTIONARY_FILE).symlink_to(secret)
     with pytest.raises(HayakoeError):
-        user_dict.user_dictionary_path(data)
+        user_dict.user_dictionary_path(data, USER_DICTIONARY_FILE)

@@ -74,7 +74,7 @@ def server_and_oracle(
     try:
         # The engine in this process, with the server's settings: what the audio must be.
         # Loaded while the server starts.
-        from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+        from wyoming_hayakoe.engine import Engine, SynthesisParams
 
         engine = Engine(TINY_VOICE_ROOT, threads=1)
         voice = engine.load_voice(TINY_VOICE_DIR, "tiny")

@@ -20,13 +20,13 @@ from wyoming_hayakoe.errors import HayakoeError
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import g2p
 from wyoming_hayakoe.text.user_dict import (
-    DEFAULT_FILE_NAME,
     Entry,
     UserDictionary,
     mecab_surface,
     parse_entries,
     user_dictionary_path,
 )
+from wyoming_hayakoe.voices.layout import USER_DICTIONARY_FILE
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = "HayaKoeが玄関で話します。"
@@ -41,7 +41,9 @@ def user_dictionary(tmp_path: Path) -> Iterator[UserDictionary]:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     before = _reading(TextFrontend(smart_home=True), PROBE)
-    dictionary = UserDictionary(user_dictionary_path(data_dir), work_dir=tmp_path / "work")
+    dictionary = UserDictionary(
+        user_dictionary_path(data_dir, USER_DICTIONARY_FILE), work_dir=tmp_path / "work"
+    )
     (tmp_path / "work").mkdir()
     try:
         yield dictionary
@@ -193,7 +195,7 @@ def test_a_repeated_surface_keeps_the_last_line(caplog: pytest.LogCaptureFixture
 def test_the_file_must_be_in_the_data_dir(tmp_path: Path, name: str) -> None:
     with pytest.raises(HayakoeError):
         user_dictionary_path(tmp_path, name)
-    assert user_dictionary_path(tmp_path) == tmp_path / DEFAULT_FILE_NAME
+    assert user_dictionary_path(tmp_path, USER_DICTIONARY_FILE) == tmp_path / USER_DICTIONARY_FILE
 
 
 def test_a_symlink_out_of_the_data_dir_is_refused(
@@ -203,7 +205,7 @@ def test_a_symlink_out_of_the_data_dir_is_refused(
     outside.write_text("HayaKoe,ハヤコエ,0\n", encoding="utf-8")
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    path = user_dictionary_path(data_dir)
+    path = user_dictionary_path(data_dir, USER_DICTIONARY_FILE)
     path.symlink_to(outside)
     dictionary = UserDictionary(path)
     try:
@@ -217,7 +219,7 @@ def test_a_symlink_out_of_the_data_dir_is_refused(
 
 def test_reading_shows_the_rewriting_and_the_user_dictionary(tmp_path: Path) -> None:
     # In a child process: the dictionary it loads must not stay in this one.
-    (tmp_path / DEFAULT_FILE_NAME).write_text("HayaKoe,ハヤコエ,0\n", encoding="utf-8")
+    (tmp_path / USER_DICTIONARY_FILE).write_text("HayaKoe,ハヤコエ,0\n", encoding="utf-8")
     result = subprocess.run(
         [
             sys.executable, "-m", "wyoming_hayakoe.reading", "--data-dir", str(tmp_path),

@@ -15,7 +15,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from server_utils import TINY_VOICE_DIR, TINY_VOICE_ROOT
 
-from wyoming_hayakoe.engine.engine import SynthesisParams
+from wyoming_hayakoe.engine.params import SynthesisParams
 from wyoming_hayakoe.server.service import ServiceSettings, TtsService
 from wyoming_hayakoe.voices.catalog import CatalogVoice
 from wyoming_hayakoe.voices.store import VoiceStore

@@ -5,8 +5,10 @@ and the user dictionary of ``--data-dir`` (``user_dict.csv``) applied. Prints th
 user-dictionary words (if any), the rewritten text (when the rewriting changed it), the
 normalized text, the BERT token ids (only when a tokenizer is found), and on the
 last line the katakana reading (punctuation as the marks the model sees, ``'`` for characters
-OpenJTalk cannot read). ``--json`` prints one JSON object instead, with the normalized text,
-the phonemes and the synthesizer's id sequences (after ``add_blank``).
+OpenJTalk cannot read). ``--brief`` prints one line instead, ``REWRITTEN → READING``, to
+check a sensor's announcement at a glance (``850ppm`` → ``八百五十PPM → ハッピャクゴジューピー
+ピーエム``). ``--json`` prints one JSON object, with the normalized text, the phonemes and the
+synthesizer's id sequences (after ``add_blank``).
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ from .text.frontend import TextFrontend
 from .text.g2p import g2p
 from .text.tokenizer import VOCAB_FILE
 from .text.user_dict import UserDictionary, user_dictionary_path
-
-TOKENIZER_SUBDIR = Path("bert/tokenizer")
+from .voices.layout import TOKENIZER_DIR, USER_DICTIONARY_FILE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,17 +38,22 @@ def _parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print phonemes and ids as one JSON object"
     )
     parser.add_argument(
+        "--brief",
+        action="store_true",
+        help="print one line: the text as rewritten before G2P, then its katakana reading",
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path(DEFAULT_DATA_DIR),
-        help=f"voice data folder whose {TOKENIZER_SUBDIR} is used if present "
+        help=f"voice data folder whose {TOKENIZER_DIR} is used if present "
         f"(default: {DEFAULT_DATA_DIR})",
     )
     parser.add_argument(
         "--tokenizer-dir",
         type=Path,
         help=f"folder with the BERT {VOCAB_FILE}, to show token ids "
-        f"(default: DATA_DIR/{TOKENIZER_SUBDIR} if it exists)",
+        f"(default: DATA_DIR/{TOKENIZER_DIR} if it exists)",
     )
     return parser
 
@@ -57,7 +63,7 @@ def _tokenizer_dir(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         if not (args.tokenizer_dir / VOCAB_FILE).is_file():
             parser.error(f"argument --tokenizer-dir: no {VOCAB_FILE} in {args.tokenizer_dir}")
         return Path(args.tokenizer_dir)
-    default = args.data_dir / TOKENIZER_SUBDIR
+    default = args.data_dir / TOKENIZER_DIR
     return default if (default / VOCAB_FILE).is_file() else None
 
 
@@ -67,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tokenizer_dir = _tokenizer_dir(parser, args)
     dictionary: UserDictionary | None = None
     try:
-        dictionary = UserDictionary(user_dictionary_path(args.data_dir))
+        dictionary = UserDictionary(user_dictionary_path(args.data_dir, USER_DICTIONARY_FILE))
         dictionary.refresh()  # bad lines are logged on stderr
         frontend = TextFrontend(tokenizer_dir, dictionary.surfaces, smart_home=True)
         rewritten = frontend.rewrite(args.text)
@@ -96,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if token_ids is not None:
             report["token_ids"] = token_ids
         sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        return 0
+    if args.brief:
+        sys.stdout.write(f"{rewritten} → {reading}\n")
         return 0
     if dictionary.entries:
         words = len(dictionary.entries)

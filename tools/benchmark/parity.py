@@ -21,7 +21,7 @@ TOLERANCE = 1e-4
 
 
 def _ours(root: Path, voice: str, text: str, threads: int, cache_dir: Path | None) -> Any:
-    from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+    from wyoming_hayakoe.engine import Engine, SynthesisParams
 
     params = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
     engine = Engine(root, threads=threads, cache_dir=cache_dir)

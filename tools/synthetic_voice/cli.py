@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from tools.synthetic_voice import bert, checks, synth_export, vocab, voice_files
+from tools.synthetic_voice import bert, checks, sbv2_fixtures, synth_export, vocab, voice_files
 from tools.synthetic_voice.presets import PRESETS, Preset, check_preset
 from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
 
@@ -28,6 +28,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Write a HayaKoe voice root (real architectures, seeded random weights).",
     )
     parser.add_argument("--preset", choices=sorted(PRESETS), default="tiny")
+    parser.add_argument(
+        "--exporter",
+        choices=("hayakoe", "sbv2", "aivmx"),
+        default="hayakoe",
+        help="hayakoe: a voice root; sbv2: a Style-Bert-VITS2 ONNX export folder under --out; "
+        "aivmx: <out>/<voice>.aivmx (see docs/sbv2-and-aivmx-voices.md)",
+    )
     parser.add_argument("--out", type=Path, help="voice root (default .cache/voices/<preset>)")
     parser.add_argument("--voice", help="speaker name (default synthetic-<preset>)")
     parser.add_argument("--seed", type=int, default=0)
@@ -110,8 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Building preset %s, voice %s, seed %d into %s", preset.name, voice, args.seed, root
     )
     try:
-        build(preset, root, voice, args.seed, args)
-    except (checks.SyntheticVoiceError, FileNotFoundError, ValueError) as err:
+        if args.exporter == "hayakoe":
+            build(preset, root, voice, args.seed, args)
+        else:
+            sbv2_fixtures.build(args.exporter, preset, root, args.voice, args.seed)
+    except (
+        checks.SyntheticVoiceError,
+        FileNotFoundError,
+        ValueError,
+        sbv2_fixtures.AivmError,
+    ) as err:
         _LOGGER.error("Failed: %s", err)
         return 1
     total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())

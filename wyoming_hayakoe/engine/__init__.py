@@ -1,1 +1,10 @@
-"""engine"""
+"""Blocking synthesis: text -> sentences -> phonemes -> BERT features -> audio.
+
+No asyncio and no Wyoming here: callers on an event loop run the engine in a worker thread.
+"""
+
+from .engine import Continuation, Engine, PcmPiece
+from .params import SynthesisParams
+from .voice import Voice
+
+__all__ = ["Continuation", "Engine", "PcmPiece", "SynthesisParams", "Voice"]

@@ -13,9 +13,6 @@ from ..runtime.sessions import RuntimeSettings, require_io
 
 _LOGGER = logging.getLogger(__name__)
 
-BERT_PATH = Path("onnx/bert/q8/bert_q8.onnx")
-TOKENIZER_PATH = Path("bert/tokenizer")
-
 
 class BertEncoder:
     """One ONNX session, shared by every voice of the process."""

@@ -1,7 +1,7 @@
-"""The synthesis engine: text -> sentences -> phonemes -> BERT features -> audio.
+"""The request loop: text -> sentences -> phonemes -> BERT features -> audio, sentence by sentence.
 
-It knows nothing of Wyoming. Its calls block on ONNX Runtime: callers on an event loop run them
-in a worker thread.
+It owns what every voice shares (the text front-end, the BERT, the audio cache, the user
+dictionary) and the voices loaded so far. Its calls block on ONNX Runtime.
 """
 
 from __future__ import annotations
@@ -10,31 +10,28 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import TextError
 from ..runtime.model_cache import cached_number, release_freed_heap
 from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes, TextFrontend
-from ..text.sentences import Sentence, split_long, split_text
+from ..text.sentences import Sentence
 from ..text.user_dict import UserDictionary
+from ..voices import layout
 from . import audio as pcm
 from .audio_cache import AudioCache
-from .bert import BERT_PATH, TOKENIZER_PATH, BertEncoder
+from .bert import BertEncoder
+from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
-from .synthesizer import SynthesisParams, synthesize
-from .voice import SYNTHESIZER_FILE, Voice
-
-__all__ = ["Continuation", "Engine", "RenderedChunk", "SentenceAudio", "SynthesisParams", "Voice"]
+from .prepared import PreparedSentence, PreparedText
+from .profile import RequestProfile
+from .synthesizer import synthesize
+from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
-
-MAX_SENTENCE_CHARS = 250
-"""Longer sentences are cut at a comma (see sentences.split_long)."""
 
 _CACHEABLE_TEXT_CHARS = 2000
 """Longer texts are not announcements: they are neither looked up nor kept."""
@@ -44,7 +41,7 @@ _CALIBRATION_PARAMS = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scal
 
 
 @dataclass(frozen=True)
-class RenderedChunk:
+class AudioPiece:
     """A sentence, or the next window of it, as float audio before the loudness gain."""
 
     text: str
@@ -52,9 +49,19 @@ class RenderedChunk:
     sentence_index: int
     pause_samples: int
     """Silence to play before ``audio``: the pause after the previous sentence, on the first
-    chunk of every sentence but the first; 0 otherwise."""
+    piece of every sentence but the first; 0 otherwise."""
     audio: np.ndarray
     """Float32 samples in [-1, 1] at the voice's sample rate."""
+
+
+@dataclass(frozen=True)
+class PcmPiece:
+    """A sentence, or the next window of it, as 16-bit mono PCM ready to send."""
+
+    text: str
+    """The sentence this audio belongs to."""
+    pcm: bytes
+    """Little-endian int16, starting with the pause before the sentence on its first piece."""
 
 
 @dataclass
@@ -71,16 +78,6 @@ class Continuation:
     """Silence already at the end of that sentence's audio."""
 
 
-@dataclass(frozen=True)
-class SentenceAudio:
-    """The audio of a sentence, or of its next window, as 16-bit mono PCM ready to send."""
-
-    text: str
-    """The sentence this audio belongs to."""
-    pcm: bytes
-    """Little-endian int16, starting with the pause before the sentence on its first chunk."""
-
-
 class Engine:
     """Holds the shared tokenizer and BERT, and the voices loaded so far."""
 
@@ -88,7 +85,6 @@ class Engine:
         self,
         bert_root: Path,
         threads: int | None = None,
-        max_text_length: int | None = None,
         cache_dir: Path | None = None,
         audio_cache_bytes: int = 0,
         user_dictionary: Path | None = None,
@@ -98,16 +94,14 @@ class Engine:
         ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
         ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited."""
         self.settings = RuntimeSettings.create(threads)
-        self.max_text_length = max_text_length
         self.cache_dir = cache_dir
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         started = time.monotonic()
-        self.frontend = TextFrontend(bert_root / TOKENIZER_PATH, smart_home=True)
+        self.frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
         self.user_dictionary = UserDictionary(user_dictionary) if user_dictionary else None
         self.refresh_user_dictionary()
-        self.bert = BertEncoder(bert_root / BERT_PATH, self.settings, cache_dir)
+        self.bert = BertEncoder(layout.bert_model(bert_root), self.settings, cache_dir)
         self._voices: dict[Path, Voice] = {}
-        self._gains: dict[Path, float] = {}
         self._load_lock = threading.Lock()
         release_freed_heap()
         _LOGGER.info(
@@ -118,38 +112,52 @@ class Engine:
         )
 
     def load_voice(self, voice_dir: Path, name: str | None = None) -> Voice:
-        """Load (once) the voice in ``voice_dir`` and measure its loudness gain."""
+        """Load (once) the voice in ``voice_dir``: its sessions, no synthesis yet."""
         key = voice_dir.resolve()
         with self._load_lock:
             voice = self._voices.get(key)
             if voice is None:
-                started = time.monotonic()
                 voice = Voice.load(voice_dir, self.settings, name, self.cache_dir)
-                self._gains[key] = cached_number(
-                    self.cache_dir,
-                    [voice_dir / SYNTHESIZER_FILE, self.bert.path],
-                    "gain",
-                    lambda: self._calibrate(voice),
-                )
                 release_freed_heap()
                 self._voices[key] = voice
-                _LOGGER.info(
-                    "Voice %s ready in %.2f s (gain %.2f)",
-                    voice.name,
-                    time.monotonic() - started,
-                    self._gains[key],
-                )
             return voice
 
-    def refresh_user_dictionary(self) -> None:
-        """Apply edits of the user dictionary file (one stat when nothing changed)."""
-        if self.user_dictionary is not None and self.user_dictionary.refresh():
-            self.frontend = self.frontend.with_keep_words(self.user_dictionary.surfaces)
-            if self.audio_cache is not None:
-                self.audio_cache.clear()  # cached readings may have changed
-
     def gain(self, voice: Voice) -> float:
-        return self._gains.get(voice.directory.resolve(), 1.0)
+        """The voice's loudness gain, measured on a calibration sentence once (then cached on
+        disk with the prepared models). It synthesizes: call it where synthesis may run."""
+        if voice.gain is None:
+            started = time.monotonic()
+            voice.gain = cached_number(
+                self.cache_dir,
+                [voice.directory / layout.SYNTHESIZER_FILE, self.bert.path],
+                "gain",
+                lambda: self._calibrate(voice),
+            )
+            _LOGGER.info(
+                "Voice %s calibrated in %.2f s (gain %.2f)",
+                voice.name,
+                time.monotonic() - started,
+                voice.gain,
+            )
+        return voice.gain
+
+    def refresh_user_dictionary(self) -> bool:
+        """Apply edits of the user dictionary file; True if the words in effect changed.
+
+        Only a stat when nothing changed; after an edit it compiles the dictionary (seconds),
+        so servers call it outside the synthesis slot. The new words apply atomically.
+        """
+        if self.user_dictionary is None or not self.user_dictionary.refresh():
+            return False
+        self.frontend = self.frontend.with_keep_words(self.user_dictionary.surfaces)
+        if self.audio_cache is not None:
+            self.audio_cache.clear()  # cached readings may have changed
+        return True
+
+    def prepare(self, text: str) -> PreparedText:
+        """Rewrite and split ``text`` once; sentences are phonemized when first needed."""
+        frontend = self.frontend  # one front-end for the whole request
+        return PreparedText.prepare(frontend.rewrite(text), frontend.phonemize)
 
     def synthesize(
         self,
@@ -157,38 +165,35 @@ class Engine:
         text: str,
         params: SynthesisParams | None = None,
         continuation: Continuation | None = None,
-    ) -> Iterator[SentenceAudio]:
+    ) -> Iterator[PcmPiece]:
         """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
-        self.refresh_user_dictionary()
         params = params or SynthesisParams()
-        key = None if continuation else self._cache_key(voice, text, params)
+        gain = self.gain(voice)
+        prepared = self.prepare(text)
+        key = None if continuation else self._cache_key(voice, prepared, params)
         cached = self.audio_cache.get(key) if self.audio_cache and key else None
         if cached is not None:
             for sentence, audio in cached:
-                yield SentenceAudio(sentence, audio)
+                yield PcmPiece(sentence, audio)
             return
-        gain = self.gain(voice)
         produced: list[tuple[str, bytes]] = []
-        for chunk in self.render(voice, text, params, continuation):
-            audio = pcm.silence_pcm16(chunk.pause_samples) + pcm.to_pcm16(chunk.audio, gain)
+        for piece in self.render_prepared(voice, prepared, params, continuation):
+            audio = pcm.silence_pcm16(piece.pause_samples) + pcm.to_pcm16(piece.audio, gain)
             if key is not None:  # keep audio only where it will be cached
-                produced.append((chunk.text, audio))
-            yield SentenceAudio(chunk.text, audio)
+                produced.append((piece.text, audio))
+            yield PcmPiece(piece.text, audio)
         # Only complete audio is kept: a generator closed early never gets here.
         if self.audio_cache is not None and key is not None:
             self.audio_cache.put(key, produced)
 
-    def _cache_key(self, voice: Voice, text: str, params: SynthesisParams) -> tuple | None:
-        if self.audio_cache is None or len(text) > _CACHEABLE_TEXT_CHARS:
+    def _cache_key(
+        self, voice: Voice, prepared: PreparedText, params: SynthesisParams
+    ) -> tuple[Path, SynthesisParams, str] | None:
+        if self.audio_cache is None or len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
             return None
-        try:
-            rewritten = self.frontend.rewrite(text)
-            normalized = self.frontend.normalize(rewritten)
-        except TextError:
-            return None
-        # The normalized text decides the sounds and pauses, the split decides the sentences.
-        sentences = tuple(s.text for s in split_for_synthesis(rewritten))
-        return (voice.directory.resolve(), params, normalized, sentences)
+        # The rewritten text decides the sentences and, with the user dictionary (whose
+        # edits clear the cache), the sounds and pauses.
+        return (voice.directory.resolve(), params, prepared.rewritten)
 
     def render(
         self,
@@ -196,29 +201,38 @@ class Engine:
         text: str,
         params: SynthesisParams,
         continuation: Continuation | None = None,
-    ) -> Iterator[RenderedChunk]:
+    ) -> Iterator[AudioPiece]:
         """Float audio per sentence (or window of it), with the pause that belongs before it."""
-        if self.max_text_length is not None and len(text) > self.max_text_length:
-            raise TextError(f"Text has {len(text)} characters; the limit is {self.max_text_length}")
+        return self.render_prepared(voice, self.prepare(text), params, continuation)
+
+    def render_prepared(
+        self,
+        voice: Voice,
+        prepared: PreparedText,
+        params: SynthesisParams,
+        continuation: Continuation | None = None,
+    ) -> Iterator[AudioPiece]:
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)
-        # Smart-home rewriting first: a "?" inside a URL must not end a sentence.
-        sentences = split_for_synthesis(self.frontend.rewrite(text))
+        sentences = list(prepared.sentences)
         trailing: float | None = None  # silence at the end of the sentence before, if any
         if continuation is not None and continuation.previous_source:
             # The sentence before stands at index 0 so its pause is predicted as usual.
-            previous = continuation.previous_source
-            sentences.insert(0, Sentence(previous.strip(), previous))
+            source = continuation.previous_source
+            previous = Sentence(source.strip(), source)
+            sentences.insert(0, PreparedSentence(previous, self.frontend.phonemize))
             trailing = continuation.trailing_seconds
-        planner = PausePlanner(self, voice, sentences, style_vector, params)
-        profile = _Profile()
+        planner = PausePlanner(
+            voice, sentences, style_vector, params, self.frontend.phonemize, self.features
+        )
+        profile = RequestProfile()
         try:
             for index, sentence in enumerate(sentences):
                 if index == 0 and trailing is not None:
                     continue  # already spoken by an earlier call
                 with profile.timing("front_end"):
-                    phonemes = self.frontend.phonemize(sentence.text)
+                    phonemes = sentence.phonemes
                 if not phonemes.has_speech:
                     _LOGGER.debug("Nothing to say in %r", sentence.text)
                     continue
@@ -239,7 +253,7 @@ class Engine:
                         break
                     windows.append(window)
                     profile.audio_samples += len(window) + pause
-                    yield RenderedChunk(sentence.text, index, pause, window)
+                    yield AudioPiece(sentence.text, index, pause, window)
                     pause = 0
                 trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
                 if continuation is not None:
@@ -256,28 +270,3 @@ class Engine:
         rendered = list(self.render(voice, CALIBRATION_TEXT, _CALIBRATION_PARAMS))
         samples = np.concatenate([s.audio for s in rendered]) if rendered else np.zeros(0)
         return pcm.calibration_gain(samples, voice.sample_rate)
-
-
-@dataclass
-class _Profile:
-    """Where one request's time went (``--debug`` logs it), waiting for the caller excluded."""
-
-    seconds: dict[str, float] = field(default_factory=dict)
-    audio_samples: int = 0
-
-    @contextmanager
-    def timing(self, step: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[step] = self.seconds.get(step, 0.0) + time.perf_counter() - started
-
-    def log(self, sample_rate: int) -> None:
-        steps = ", ".join(f"{step} {spent:.3f} s" for step, spent in self.seconds.items())
-        _LOGGER.debug("%.2f s of audio; %s", self.audio_samples / sample_rate, steps or "no work")
-
-
-def split_for_synthesis(text: str) -> list[Sentence]:
-    """The pieces ``render`` synthesizes one by one (sentences, long ones cut at commas)."""
-    return [piece for s in split_text(text) for piece in split_long(s, MAX_SENTENCE_CHARS)]

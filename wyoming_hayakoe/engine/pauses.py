@@ -14,18 +14,19 @@ instead of one pass over the whole text (BERT was trained on at most 512 tokens)
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..text.sentences import Sentence
+from ..text.frontend import Phonemes
 from ..text.symbols import SYMBOLS
-from .synthesizer import SynthesisParams, predict_durations
+from .params import SynthesisParams
+from .prepared import PreparedSentence
+from .synthesizer import predict_durations
+from .voice import Voice
 
-if TYPE_CHECKING:
-    from .engine import Engine
-    from .voice import Voice
+Features = Callable[[Phonemes], np.ndarray]
+"""BERT features of phonemized text, ``[hidden, phones]``."""
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -97,13 +98,15 @@ class PausePlanner:
 
     def __init__(
         self,
-        engine: Engine,
         voice: Voice,
-        sentences: Sequence[Sentence],
+        sentences: Sequence[PreparedSentence],
         style_vector: np.ndarray,
         params: SynthesisParams,
+        phonemize: Callable[[str], Phonemes],
+        features: Features,
     ) -> None:
-        self._engine = engine
+        self._phonemize = phonemize
+        self._features = features
         self._voice = voice
         self._sentences = sentences
         self._style_vector = style_vector
@@ -130,15 +133,14 @@ class PausePlanner:
         if self._voice.duration_predictor is None:
             return fallback
         members = self._sentences[start : end + 1]
-        frontend = self._engine.frontend
-        phonemes = frontend.phonemize("".join(s.source for s in members))
+        phonemes = self._phonemize("".join(s.source for s in members))
         if len(phonemes.bert_text) + 2 > _MAX_BERT_TOKENS:
             _LOGGER.debug("Group %s too long for pause prediction: 80 ms pauses", group)
             return fallback
         durations = predict_durations(
             self._voice,
             phonemes,
-            self._engine.features(phonemes),
+            self._features(phonemes),
             self._style_vector,
             self._params,
         )
@@ -148,7 +150,7 @@ class PausePlanner:
         runs_before = 0
         targets = dict(fallback)
         for offset, sentence in enumerate(members[:-1]):
-            runs = len(boundary_mark_positions(frontend.phonemize(sentence.source).phone_ids))
+            runs = len(boundary_mark_positions(sentence.phonemes.phone_ids))
             runs_before += runs
             if runs and runs_before - 1 < len(positions):
                 position = positions[runs_before - 1]

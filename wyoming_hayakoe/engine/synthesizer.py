@@ -3,32 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..text.frontend import Phonemes
+from .params import SynthesisParams
 from .voice import Voice
-
-
-@dataclass(frozen=True)
-class SynthesisParams:
-    """What a caller may choose per request; defaults are HayaKoe's."""
-
-    style: str = "Neutral"
-    """Style name from the voice's config (``data.style2id``)."""
-    style_weight: float = 1.0
-    """How far from the mean style (0 = neutral, 1 = the style as trained)."""
-    speed: float = 1.0
-    """SBV2 ``length_scale``: above 1 speaks slower, below 1 faster."""
-    sdp_ratio: float = 0.2
-    """Share of the stochastic duration predictor (more varied rhythm)."""
-    noise_scale: float = 0.6
-    """Variation of the voice itself."""
-    noise_scale_w: float = 0.8
-    """Variation of the stochastic durations."""
-    speaker_id: int = 0
-    """Speaker of a multi-speaker voice."""
 
 
 def _model_inputs(

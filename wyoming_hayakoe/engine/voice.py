@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import onnxruntime as ort
@@ -14,66 +12,20 @@ import onnxruntime as ort
 from ..errors import ModelFileError, UnknownStyleError
 from ..runtime.model_cache import split_synthesizer, writable
 from ..runtime.sessions import RuntimeSettings, require_io
-from .decoder import Decoder, DecoderShape
+from ..voices.config import VoiceConfig
+from ..voices.layout import (
+    CONFIG_FILE,
+    DURATION_PREDICTOR_FILE,
+    STYLE_VECTORS_FILE,
+    SYNTHESIZER_FILE,
+)
+from .decoder import Decoder
 
 _LOGGER = logging.getLogger(__name__)
 
-CONFIG_FILE = "config.json"
-STYLE_VECTORS_FILE = "style_vectors.npy"
-SYNTHESIZER_FILE = "synthesizer.onnx"
-DURATION_PREDICTOR_FILE = "duration_predictor.onnx"
 
 _MODEL_INPUTS = {"x", "x_lengths", "sid", "tone", "language", "bert", "style_vec"}
 _CONTROL_INPUTS = {"length_scale", "noise_scale_w", "sdp_ratio"}
-
-
-@dataclass(frozen=True)
-class VoiceConfig:
-    """The parts of an SBV2 ``config.json`` that inference needs."""
-
-    sample_rate: int
-    hop_length: int
-    styles: dict[str, int]
-    """Style name -> row of ``style_vectors.npy``."""
-    speakers: dict[str, int]
-    """Speaker name -> speaker id."""
-    decoder_shape: DecoderShape = field(default_factory=DecoderShape)
-
-    @classmethod
-    def read(cls, path: Path) -> VoiceConfig:
-        try:
-            raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as err:
-            raise ModelFileError(f"Voice config not found: {path}") from err
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ModelFileError(
-                f"Voice config is not valid JSON: {path} ({err}). Download the voice again."
-            ) from err
-        data = raw.get("data") or {}
-        version = str(raw.get("version", ""))
-        if not version.endswith("JP-Extra"):
-            raise ModelFileError(
-                f"{path}: version {version!r} is not a Style-Bert-VITS2 JP-Extra voice; "
-                "only JP-Extra voices are supported."
-            )
-        if data.get("add_blank", True) is not True:
-            raise ModelFileError(f"{path}: voices without add_blank are not supported.")
-        try:
-            num_styles = int(data.get("num_styles", 1))
-            styles = {str(k): int(v) for k, v in (data.get("style2id") or {}).items()}
-            speakers = {str(k): int(v) for k, v in (data.get("spk2id") or {"0": 0}).items()}
-            config = cls(
-                sample_rate=int(data.get("sampling_rate", 44100)),
-                hop_length=int(data.get("hop_length", 512)),
-                styles=styles or {str(i): i for i in range(num_styles)},
-                speakers=speakers,
-                decoder_shape=DecoderShape.from_config(raw.get("model") or {}),
-            )
-        except (TypeError, ValueError, AttributeError) as err:
-            raise ModelFileError(f"{path}: malformed data section ({err})") from err
-        if config.sample_rate <= 0 or config.hop_length <= 0:
-            raise ModelFileError(f"{path}: sampling_rate and hop_length must be positive")
-        return config
 
 
 @dataclass
@@ -89,6 +41,8 @@ class Voice:
     decoder: Decoder | None
     """The decoder half when the synthesizer is split, for sound inside a sentence."""
     duration_predictor: ort.InferenceSession | None
+    gain: float | None = None
+    """Loudness gain, measured once on a calibration sentence (see Engine.gain)."""
 
     @property
     def sample_rate(self) -> int:

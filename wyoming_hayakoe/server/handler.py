@@ -25,9 +25,9 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from ..engine.engine import Continuation, SentenceAudio
+from ..engine import Continuation, PcmPiece
 from ..errors import HayakoeError, TextError
-from ..text.sentence_stream import SentenceStream
+from ..text.sentences import SentenceStream
 from .audio_events import AudioResponse
 from .connection import Connection
 from .protocol import (
@@ -50,9 +50,9 @@ def _event_type(eventable: Eventable) -> str:
 @dataclass(frozen=True)
 class HandlerOptions:
     samples_per_chunk: int
-    streaming: bool
-    max_text_length: int
-    client_timeout: float  # seconds a write may wait for the client (then it is dropped)
+    """Samples per ``audio-chunk`` event."""
+    client_timeout: float
+    """Seconds a write may wait for the client, or a started event for its end."""
 
 
 @dataclass
@@ -78,8 +78,9 @@ class HayakoeEventHandler(Connection):
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
+        self._max_text_length = service.settings.max_text_length
         super().__init__(
-            reader, writer, max_data_bytes(options.max_text_length), options.client_timeout
+            reader, writer, max_data_bytes(self._max_text_length), options.client_timeout
         )
         self._service = service
         self._options = options
@@ -89,7 +90,7 @@ class HayakoeEventHandler(Connection):
             _event_type(Ping()): self._on_ping,
             _event_type(Synthesize(text="")): self._on_synthesize,
         }
-        if options.streaming:
+        if service.settings.streaming:
             self._routes.update(
                 {
                     _event_type(SynthesizeStart()): self._on_stream_start,
@@ -119,7 +120,7 @@ class HayakoeEventHandler(Connection):
         elif err.event_type in self._routes:  # unknown events are ignored, whatever their size
             message = (
                 f"The {err.event_type} event carries {err.size} bytes of data, more than any "
-                f"text of at most {self._options.max_text_length} characters "
+                f"text of at most {self._max_text_length} characters "
                 "(--max-text-length) needs"
             )
             self._queue(partial(self._send_error, message, "bad-text"))
@@ -157,7 +158,9 @@ class HayakoeEventHandler(Connection):
             return
         text = parse_stream_chunk(event).text
         stream.chars += len(text)
-        if stream.chars > self._options.max_text_length:
+        try:
+            self._service.check_text_length(stream.chars)
+        except TextError:
             self._stream_over_limit(stream)
             return
         for sentence in stream.splitter.feed(text):
@@ -200,10 +203,10 @@ class HayakoeEventHandler(Connection):
         resolved = await self._resolve(request.voice)
         out = self._new_audio(resolved)
 
-        async def on_sentence(audio: SentenceAudio) -> None:
+        async def on_piece(audio: PcmPiece) -> None:
             await out.pcm(audio.pcm)
 
-        await self._service.synthesize(resolved, request.text, on_sentence)
+        await self._service.synthesize(resolved, request.text, on_piece)
         await out.stop()
 
     async def _begin_stream(self, stream: _TextStream) -> None:
@@ -219,13 +222,11 @@ class HayakoeEventHandler(Connection):
             return
         out = stream.out
 
-        async def on_sentence(audio: SentenceAudio) -> None:
+        async def on_piece(audio: PcmPiece) -> None:
             await out.pcm(audio.pcm)
 
         try:
-            await self._service.synthesize(
-                stream.resolved, sentence, on_sentence, stream.continuation
-            )
+            await self._service.synthesize(stream.resolved, sentence, on_piece, stream.continuation)
         except TextError as err:
             # One sentence the engine cannot read must not silence the rest of an answer.
             _LOGGER.warning("Skipping sentence %r: %s", sentence, err)
@@ -236,7 +237,7 @@ class HayakoeEventHandler(Connection):
     async def _fail_stream(self, stream: _TextStream) -> None:
         stream.failed = True
         raise TextError(
-            f"Text stream is over {self._options.max_text_length} characters "
+            f"Text stream is over {self._max_text_length} characters "
             f"(--max-text-length); the rest is not spoken"
         )
 

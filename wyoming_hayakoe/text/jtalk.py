@@ -18,9 +18,16 @@ pieces (see :func:`wyoming_hayakoe.text.g2p.g2p`).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
 from typing import Any
 
 import pyopenjtalk
+
+from ..errors import HayakoeError
 
 MAX_CHARS = 500
 """The most characters passed in one call (a sentence of the engine has at most 250)."""
@@ -39,3 +46,43 @@ def run_frontend(text: str) -> list[Feature]:
 def make_label(features: list[Feature]) -> list[str]:
     """HTS full-context labels (one per phoneme, with accent fields) of analysed words."""
     return list(pyopenjtalk.make_label(features))
+
+
+_COMPILE_TIMEOUT = 120.0
+# Run in a child process: the compiler prints progress bars on stdout and crashes the whole
+# process on some inputs (an empty file: segmentation fault).
+_COMPILE_SCRIPT = "import sys, pyopenjtalk; pyopenjtalk.mecab_dict_index(sys.argv[1], sys.argv[2])"
+
+
+def compile_user_dictionary(csv_path: Path, dic_path: Path) -> None:
+    """MeCab-compile ``csv_path`` into ``dic_path``, atomically: a partial file never shows."""
+    partial = dic_path.with_name(dic_path.name + ".partial")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", _COMPILE_SCRIPT, str(csv_path), str(partial)],
+            capture_output=True,
+            timeout=_COMPILE_TIMEOUT,
+            check=False,
+            env=env,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        partial.unlink(missing_ok=True)
+        raise HayakoeError(f"Cannot compile the user dictionary: {err}") from err
+    if result.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
+        partial.unlink(missing_ok=True)
+        detail = unicodedata.normalize("NFC", result.stderr.decode("utf-8", "replace")).strip()
+        raise HayakoeError(
+            f"Cannot compile the user dictionary (exit code {result.returncode}): "
+            f"{detail.splitlines()[-1] if detail else 'no message'}"
+        )
+    os.replace(partial, dic_path)
+
+
+def use_user_dictionary(dic_path: Path) -> None:
+    """Make a compiled user dictionary the one in effect for the whole process.
+
+    pyopenjtalk installs the new OpenJTalk instance with one assignment while holding the old
+    instance's lock, so an analysis in progress finishes with the words it started with.
+    """
+    pyopenjtalk.update_global_jtalk_with_user_dict(str(dic_path))

@@ -34,18 +34,14 @@ from __future__ import annotations
 import contextlib
 import csv
 import logging
-import os
-import subprocess
-import sys
 import tempfile
 import threading
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyopenjtalk
-
 from ..errors import HayakoeError
+from . import jtalk
 from .kana import KanaError, kana_to_phonemes
 from .loanwords import EnglishReader
 from .normalize import normalize_text
@@ -53,15 +49,9 @@ from .smarthome import reference_keep_words
 
 _LOGGER = logging.getLogger(__name__)
 
-DEFAULT_FILE_NAME = "user_dict.csv"
-
 _APPLY_LOCK = threading.Lock()
 """pyopenjtalk's dictionary is one per process: so is the lock around changing it."""
 
-_COMPILE_TIMEOUT = 120.0
-# Run in a child process: the compiler prints progress bars on stdout and crashes the whole
-# process on some inputs (an empty file: segmentation fault).
-_COMPILE_SCRIPT = "import sys, pyopenjtalk; pyopenjtalk.mecab_dict_index(sys.argv[1], sys.argv[2])"
 _EMPTY_SURFACE = "\ue000"
 """A private-use character: the normalizer deletes it, so this entry can never match. An
 empty dictionary cannot be compiled; this one stands for "no user words"."""
@@ -185,7 +175,7 @@ def mecab_rows(entries: tuple[Entry, ...], empty_surface: str = "") -> list[list
     ]
 
 
-def user_dictionary_path(data_dir: Path, name: str = DEFAULT_FILE_NAME) -> Path:
+def user_dictionary_path(data_dir: Path, name: str) -> Path:
     """``data_dir / name``, refusing any name that would lead out of the data dir."""
     if not name or Path(name).name != name or name in (".", ".."):
         raise HayakoeError(f"User dictionary name {name!r} must be a plain file name")
@@ -293,8 +283,8 @@ class UserDictionary:
         with csv_path.open("w", encoding="utf-8", newline="") as file:
             csv.writer(file, lineterminator="\n").writerows(rows)
         try:
-            _compile(csv_path, dic_path)
-            pyopenjtalk.update_global_jtalk_with_user_dict(str(dic_path))
+            jtalk.compile_user_dictionary(csv_path, dic_path)
+            jtalk.use_user_dictionary(dic_path)
         except (OSError, RuntimeError) as err:
             raise HayakoeError(f"Cannot load the compiled user dictionary: {err}") from err
         finally:
@@ -303,28 +293,3 @@ class UserDictionary:
         if previous is not None:
             with contextlib.suppress(OSError):  # POSIX: OpenJTalk keeps what it has open
                 previous.unlink()
-
-
-def _compile(csv_path: Path, dic_path: Path) -> None:
-    """MeCab-compile ``csv_path`` into ``dic_path``, atomically: a partial file never shows."""
-    partial = dic_path.with_name(dic_path.name + ".partial")
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    try:
-        result = subprocess.run(
-            [sys.executable, "-c", _COMPILE_SCRIPT, str(csv_path), str(partial)],
-            capture_output=True,
-            timeout=_COMPILE_TIMEOUT,
-            check=False,
-            env=env,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
-        partial.unlink(missing_ok=True)
-        raise HayakoeError(f"Cannot compile the user dictionary: {err}") from err
-    if result.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
-        partial.unlink(missing_ok=True)
-        detail = unicodedata.normalize("NFC", result.stderr.decode("utf-8", "replace")).strip()
-        raise HayakoeError(
-            f"Cannot compile the user dictionary (exit code {result.returncode}): "
-            f"{detail.splitlines()[-1] if detail else 'no message'}"
-        )
-    os.replace(partial, dic_path)

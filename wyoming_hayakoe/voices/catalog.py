@@ -14,12 +14,6 @@ from ..errors import UnknownVoiceError
 # A voice name becomes a folder name: keep it to a safe, portable alphabet.
 VOICE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
-# Files a voice folder must hold to be usable (the duration predictor is optional).
-REQUIRED_VOICE_FILES = ("config.json", "style_vectors.npy", "synthesizer.onnx")
-BERT_MODEL_PATH = "onnx/bert/q8/bert_q8.onnx"
-TOKENIZER_VOCAB_PATH = "bert/tokenizer/vocab.txt"
-SPEAKERS_DIR = "onnx/speakers"
-
 
 @dataclass(frozen=True)
 class CatalogFile:

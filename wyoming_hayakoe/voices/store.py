@@ -1,13 +1,7 @@
 """Voices and the shared BERT on disk, under one or more data directories.
 
-Layout (the same as the Hugging Face repository, so a mirror or a manual copy works):
-
-    <data dir>/onnx/speakers/<voice>/{config.json, style_vectors.npy, synthesizer.onnx,
-                                      duration_predictor.onnx (optional)}
-    <data dir>/onnx/bert/q8/bert_q8.onnx
-    <data dir>/bert/tokenizer/vocab.txt (+ tokenizer_config.json, special_tokens_map.json)
-
-Any folder in that layout counts as a voice, so users' own exported SBV2 voices work too.
+Any folder in the layout of :mod:`.layout` counts as a voice, so users' own exported SBV2
+voices work too.
 """
 
 from __future__ import annotations
@@ -19,10 +13,6 @@ from pathlib import Path
 
 from ..errors import DownloadError, UnknownVoiceError
 from .catalog import (
-    BERT_MODEL_PATH,
-    REQUIRED_VOICE_FILES,
-    SPEAKERS_DIR,
-    TOKENIZER_VOCAB_PATH,
     CatalogFile,
     CatalogVoice,
     catalog_repository,
@@ -32,6 +22,7 @@ from .catalog import (
     validate_voice_name,
 )
 from .download import DownloadOptions, download_file, repo_file_url, resolve_endpoint
+from .layout import BERT_MODEL_PATH, REQUIRED_VOICE_FILES, SPEAKERS_DIR, TOKENIZER_VOCAB_PATH
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8

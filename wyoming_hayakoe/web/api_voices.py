@@ -9,7 +9,8 @@ from pathlib import Path
 
 from aiohttp import BodyPartReader, web
 
-from ..voices.catalog import SPEAKERS_DIR, is_valid_voice_name
+from ..voices.catalog import is_valid_voice_name
+from ..voices.layout import SPEAKERS_DIR
 from .backend import WebBackend
 from .uploads import UploadError, UploadLimits, check_file_name, install_upload
 
@@ -80,7 +81,7 @@ async def upload_voice(request: web.Request) -> web.Response:
     finally:
         with contextlib.suppress(OSError):
             temporary.unlink()
-    backend.service.refresh_info()
+    await backend.service.refresh_voices()
     return web.json_response({"installed": voice}, status=201)
 
 

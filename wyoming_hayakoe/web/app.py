@@ -10,6 +10,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -88,6 +89,23 @@ class WebServer:
     async def stop(self) -> None:
         await self.runner.cleanup()
         await self.backend.close()
+
+
+Stopper = Callable[[], Awaitable[None]]
+
+
+def web_page_starter(uri: str) -> Callable[[TtsService], Awaitable[Stopper | None]]:
+    """What the server calls once it listens: start the page, or log why not (None)."""
+
+    async def start(service: TtsService) -> Stopper | None:
+        try:
+            server = await start_web_server(uri, service)
+        except OSError as err:
+            _LOGGER.error("Cannot serve the web page on %s: %s", uri, err.strerror or err)
+            return None
+        return server.stop
+
+    return start
 
 
 def is_loopback(host: str) -> bool:

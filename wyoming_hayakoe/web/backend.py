@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import shutil
 import uuid
@@ -21,25 +20,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine import PcmPiece
 from ..errors import HayakoeError, TextError, UnknownVoiceError
 from ..server.service import ResolvedVoice, TtsService
 from ..text.accent import accent_phrases
 from ..text.frontend import TextFrontend
 from ..text.g2p import g2p
-from ..text.sentences import split_long, split_text
+from ..text.sentences import split_for_synthesis
 from ..text.user_dict import UserDictionary
-from ..voices.catalog import SPEAKERS_DIR, catalog_repository, is_valid_voice_name
+from ..voices.catalog import catalog_repository, is_valid_voice_name
+from ..voices.config import VoiceConfig
 from ..voices.download import (
     DownloadOptions,
     fetch_remote_info,
     repo_file_url,
     resolve_endpoint,
 )
+from ..voices.layout import CONFIG_FILE, SPEAKERS_DIR
 from .rewrites import rewrite_segments
 
 _LOGGER = logging.getLogger(__name__)
-
-MAX_SENTENCE_CHARS = 250  # as the engine cuts sentences
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class WebBackend:
         trash = folder.with_name(f".deleted-{name}-{uuid.uuid4().hex[:8]}")
         await self.in_thread(folder.rename, trash)
         await self.in_thread(shutil.rmtree, trash, True)
-        self.service.refresh_info()
+        await self.service.refresh_voices()
         _LOGGER.info("Deleted voice %s from %s", name, folder)
 
     def start_download(self, name: str) -> DownloadJob:
@@ -189,7 +189,7 @@ class WebBackend:
             job.state, job.error = "error", str(err)
             _LOGGER.warning("Download of voice %s failed: %s", job.name, err)
         finally:
-            self.service.refresh_info()
+            await self.service.refresh_voices()
 
     def download_status(self, name: str) -> dict[str, Any] | None:
         job = self.downloads.get(name)
@@ -228,10 +228,10 @@ class WebBackend:
     async def synthesize(
         self, resolved: ResolvedVoice, text: str, on_pcm: Callable[[bytes], Awaitable[None]]
     ) -> None:
-        async def on_sentence(sentence: Any) -> None:
-            await on_pcm(sentence.pcm)
+        async def on_piece(piece: PcmPiece) -> None:
+            await on_pcm(piece.pcm)
 
-        await self.service.synthesize(resolved, text, on_sentence)
+        await self.service.synthesize(resolved, text, on_piece)
 
     # ----- reading -----
 
@@ -245,18 +245,17 @@ class WebBackend:
         frontend = self._current_frontend()
         rewritten = frontend.rewrite(text)
         sentences = []
-        for whole in split_text(rewritten):
-            for sentence in split_long(whole, MAX_SENTENCE_CHARS):
-                normalized = frontend.normalize(sentence.text)
-                phrases = accent_phrases(normalized)
-                sentences.append(
-                    {
-                        "text": sentence.text,
-                        "normalized": normalized,
-                        "kana": "".join(g2p(normalized).readings),
-                        "phrases": [dataclasses.asdict(p) for p in phrases],
-                    }
-                )
+        for sentence in split_for_synthesis(rewritten):  # the pieces the engine speaks
+            normalized = frontend.normalize(sentence.text)
+            phrases = accent_phrases(normalized)
+            sentences.append(
+                {
+                    "text": sentence.text,
+                    "normalized": normalized,
+                    "kana": "".join(g2p(normalized).readings),
+                    "phrases": [dataclasses.asdict(p) for p in phrases],
+                }
+            )
         return {
             "text": text,
             "rewritten": rewritten,
@@ -277,13 +276,11 @@ class WebBackend:
 def _installed_details(folder: Path) -> dict[str, Any]:
     details: dict[str, Any] = {}
     try:
-        raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        data = raw.get("data") or {}
-        styles = data.get("style2id") or {}
-        details["styles"] = sorted(styles, key=styles.__getitem__)
-        details["speakers"] = sorted(data.get("spk2id") or {})
-        details["sample_rate"] = int(data.get("sampling_rate", 44100))
-    except (OSError, ValueError, TypeError, AttributeError) as err:
+        config = VoiceConfig.read(folder / CONFIG_FILE)
+        details["styles"] = sorted(config.styles, key=config.styles.__getitem__)
+        details["speakers"] = sorted(config.speakers, key=config.speakers.__getitem__)
+        details["sample_rate"] = config.sample_rate
+    except HayakoeError as err:
         details["config_error"] = str(err)
     size = 0
     for path in folder.rglob("*"):

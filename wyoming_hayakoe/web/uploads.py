@@ -19,14 +19,22 @@ import uuid
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 import numpy as np
 
-from ..voices.catalog import REQUIRED_VOICE_FILES, is_valid_voice_name
+from ..errors import ModelFileError
+from ..voices.catalog import is_valid_voice_name
+from ..voices.config import VoiceConfig
+from ..voices.layout import (
+    CONFIG_FILE,
+    DURATION_PREDICTOR_FILE,
+    REQUIRED_VOICE_FILES,
+    STYLE_VECTORS_FILE,
+    SYNTHESIZER_FILE,
+)
 
 ALLOWED_SUFFIXES = (".aivmx", ".zip")
-_VOICE_FILES = frozenset((*REQUIRED_VOICE_FILES, "duration_predictor.onnx"))
+_VOICE_FILES = frozenset((*REQUIRED_VOICE_FILES, DURATION_PREDICTOR_FILE))
 _MAX_MEMBERS = 64
 _AIVM_HYPER_PARAMETERS = "aivm_hyper_parameters"
 _AIVM_STYLE_VECTORS = "aivm_style_vectors"
@@ -104,24 +112,18 @@ def check_voice_folder(folder: Path) -> None:
     if missing:
         raise UploadError(f"the voice lacks {', '.join(missing)}")
     try:
-        config: dict[str, Any] = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        data = config["data"]
-        styles = data.get("style2id") or {}
-        if not str(config.get("version", "")).endswith("JP-Extra"):
-            raise UploadError(
-                "config.json is not a Style-Bert-VITS2 JP-Extra voice (its version must end "
-                "in JP-Extra)"
-            )
-        vectors = np.load(folder / "style_vectors.npy", allow_pickle=False)
-    except UploadError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise UploadError(f"the voice files cannot be read: {err}") from None
-    if vectors.ndim != 2 or vectors.shape[0] < max(len(styles), 1):
+        styles = VoiceConfig.read(folder / CONFIG_FILE).styles
+        vectors = np.load(folder / STYLE_VECTORS_FILE, allow_pickle=False)
+    except ModelFileError as err:
+        raise UploadError(str(err).replace(str(folder) + "/", "")) from None
+    except (OSError, ValueError) as err:
+        raise UploadError(f"{STYLE_VECTORS_FILE} cannot be read: {err}") from None
+    if vectors.ndim != 2 or vectors.shape[0] <= max(styles.values(), default=0):
         raise UploadError(
-            f"style_vectors.npy has shape {vectors.shape}, too few rows for {len(styles)} styles"
+            f"{STYLE_VECTORS_FILE} has shape {vectors.shape}: too few rows for the styles "
+            f"{', '.join(styles)}"
         )
-    with (folder / "synthesizer.onnx").open("rb") as model:
+    with (folder / SYNTHESIZER_FILE).open("rb") as model:
         if len(model.read(16)) < 16:
             raise UploadError("synthesizer.onnx is empty or truncated")
 

@@ -25,6 +25,7 @@ from .dates import read_dates_and_times, read_minutes
 from .english import EnglishRewriter
 from .markdown import strip_markdown, strip_marks
 from .numbers import read_number_symbols, read_numbers
+from .unit_table import LATIN_READINGS
 from .units import read_quantities
 
 __all__ = ["SmartHomeRewriter", "reference_keep_words"]
@@ -68,7 +69,7 @@ class SmartHomeRewriter:
         self._keep_pattern = (
             re.compile("|".join(re.escape(s) for s in self._surfaces)) if self._surfaces else None
         )
-        self._english = EnglishRewriter(reference_keep_words(self._surfaces))
+        self._english = EnglishRewriter(reference_keep_words(self._surfaces) | LATIN_READINGS)
 
     def rewrite(self, text: str) -> str:
         # A rule's output can be the context another rule waits for (0F¥0: once 0F is 零階,

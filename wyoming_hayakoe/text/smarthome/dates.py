@@ -3,6 +3,9 @@
 The reference normalizer deletes ``:`` and ``/``, so ``7:30`` becomes 七三十 and ``11/29``
 十一二十九. Here:
 
+- ISO timestamps (``2026-12-01T07:05:00+09:00``, ``2026-12-01 07:05:00.123456+09:00`` as
+  Home Assistant prints ``now()``): the date and the clock time, without seconds' fractions
+  and time zone;
 - ``2026/11/29``, ``2026-11-29``, ``2026.11.29`` → 二千二十六年十一月二十九日; ``11/29`` →
   十一月二十九日 (a valid month and day only; ``24/7`` stays);
 - ``(日)`` ``（土・日）`` ``(月祝)`` after a date → 、日曜日 / 、土曜日、日曜日 / 、月曜日、祝日;
@@ -26,7 +29,7 @@ _NOT_AFTER = r"(?<![0-9A-Za-z.,:/\-])"
 _NOT_BEFORE = r"(?![0-9A-Za-z]|[/.:\-][0-9])"
 
 _ISO_T = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2}(?::[0-9]{2})?)(?:\.[0-9]+)?"
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(?::[0-9]{2})?)(?:\.[0-9]+)?"
     r"(?:Z|[+\-][0-9]{2}:?[0-9]{2})?(?![0-9A-Za-z])"
 )
 _FULL_DATE = re.compile(

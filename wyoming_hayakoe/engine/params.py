@@ -1,0 +1,25 @@
+"""What a caller may choose for one request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SynthesisParams:
+    """What a caller may choose per request; defaults are HayaKoe's."""
+
+    style: str = "Neutral"
+    """Style name from the voice's config (``data.style2id``)."""
+    style_weight: float = 1.0
+    """How far from the mean style (0 = neutral, 1 = the style as trained)."""
+    speed: float = 1.0
+    """SBV2 ``length_scale``: above 1 speaks slower, below 1 faster."""
+    sdp_ratio: float = 0.2
+    """Share of the stochastic duration predictor (more varied rhythm)."""
+    noise_scale: float = 0.6
+    """Variation of the voice itself."""
+    noise_scale_w: float = 0.8
+    """Variation of the stochastic durations."""
+    speaker_id: int = 0
+    """Speaker of a multi-speaker voice."""

@@ -1,0 +1,187 @@
+"""Start-up of the Wyoming server: listen, announce, load the default voice, stop cleanly.
+
+Start-up order: listen (so clients can connect and ``describe`` at once), announce over
+zeroconf, and meanwhile load the default voice, downloading it if needed. If the default voice
+cannot be had, the server says why in one log line and exits with status 1. SIGINT and
+SIGTERM stop it at once, even in the middle of a synthesis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wyoming.event import async_get_stdin, async_get_stdout, async_read_event
+from wyoming.server import AsyncServer, AsyncStdioServer, AsyncTcpServer, HandlerFactory
+
+from ..cli import PARAM_OPTIONS
+from ..engine.params import SynthesisParams
+from ..errors import HayakoeError
+from ..text.user_dict import user_dictionary_path
+from ..voices.layout import CACHE_DIR, USER_DICTIONARY_FILE
+from ..voices.store import VoiceStore
+from .handler import HandlerOptions, HayakoeEventHandler
+from .service import ServiceSettings, TtsService
+from .zeroconf_announcer import ZeroconfAnnouncer
+
+_LOGGER = logging.getLogger(__name__)
+
+
+Stopper = Callable[[], Awaitable[None]]
+SideServer = Callable[["TtsService"], Awaitable[Stopper | None]]
+"""Starts a server that runs beside the Wyoming one (the web page): returns how to stop it,
+or None if it cannot start (it has logged why)."""
+
+
+@dataclass
+class Outcome:
+    exit_code: int
+    threads_busy: bool = False  # a worker thread is still inside ONNX Runtime or a download
+
+
+async def serve(args: argparse.Namespace, side_server: SideServer | None = None) -> Outcome:
+    """Serve until stopped; the outcome says how the process should exit."""
+    service = _create_service(args)
+    options = HandlerOptions(args.samples_per_chunk, client_timeout=args.client_timeout)
+
+    def new_handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Any:
+        return HayakoeEventHandler(service, options, reader, writer)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+
+    await service.refresh_voices()  # the voice list, so that the first describe is quick
+    server = AsyncServer.from_uri(args.uri)
+    stdio = isinstance(server, AsyncStdioServer)
+    loading = asyncio.create_task(service.load_default_voice(args.style))
+    serving: asyncio.Task[None] | None = None
+    announcing: asyncio.Task[ZeroconfAnnouncer | None] | None = None
+    stop_side: Stopper | None = None
+    code = 1
+    try:
+        if stdio:
+            serving = asyncio.create_task(_serve_stdio(new_handler))
+        elif not await _listen(server, new_handler, args.uri):
+            return Outcome(1)
+        _LOGGER.info("Listening on %s", args.uri)
+        if side_server is not None and (stop_side := await side_server(service)) is None:
+            return Outcome(1)
+        if args.zeroconf and isinstance(server, AsyncTcpServer):
+            announcing = asyncio.create_task(_announce(args.zeroconf, server.port, server.host))
+        code = await _run_until_stopped(args.voice, loading, stop, serving)
+    finally:
+        _LOGGER.info("Stopping")
+        for task in (loading, serving):
+            if task is not None:
+                task.cancel()
+        if not stdio:
+            await server.stop()
+        await _withdraw(announcing)
+        if stop_side is not None:
+            await stop_side()
+        await service.close()
+    return Outcome(code, threads_busy=service.busy)
+
+
+def _create_service(args: argparse.Namespace) -> TtsService:
+
+    given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
+    params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
+    store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)
+    try:
+        user_dictionary: Path | None = user_dictionary_path(args.data_dir[0], USER_DICTIONARY_FILE)
+    except HayakoeError as err:
+        _LOGGER.error("%s: the user dictionary is not used", err)
+        user_dictionary = None
+    settings = ServiceSettings(
+        default_voice=args.voice,
+        params=params,
+        max_text_length=args.max_text_length,
+        streaming=not args.no_streaming,
+        local_files_only=args.local_files_only,
+        threads=args.threads,
+        cache_dir=args.cache_dir or args.download_dir / CACHE_DIR,
+        audio_cache_bytes=int(args.audio_cache_mb * 1024 * 1024),
+        user_dictionary=user_dictionary,
+    )
+    return TtsService(store, settings)
+
+
+async def _listen(server: Any, factory: HandlerFactory, uri: str) -> bool:
+    try:
+        await server.start(factory)
+    except OSError as err:
+        _LOGGER.error("Cannot listen on %s: %s", uri, err.strerror or err)
+        return False
+    return True
+
+
+async def _serve_stdio(factory: HandlerFactory) -> None:
+    """One client on stdin/stdout; at the end of stdin, answer what was asked, then stop."""
+    reader = await async_get_stdin()
+    writer = await async_get_stdout()
+    handler = factory(reader, writer)
+    assert isinstance(handler, HayakoeEventHandler)
+    try:
+        while (event := await async_read_event(reader)) is not None:
+            await handler.handle_event(event)
+        await handler.finish()
+    finally:
+        await handler.disconnect()
+
+
+async def _run_until_stopped(
+    voice: str,
+    loading: asyncio.Task[Any],
+    stop: asyncio.Event,
+    serving: asyncio.Task[None] | None,
+) -> int:
+    """Wait for the default voice, then for a stop signal (or the end of stdin)."""
+    stopping = asyncio.create_task(stop.wait())
+    waits: set[asyncio.Future[Any]] = {stopping, loading}
+    if serving is not None:
+        waits.add(serving)
+    try:
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if loading in done:
+            error = loading.exception()
+            if error is not None:
+                shown = error if isinstance(error, (HayakoeError, OSError)) else repr(error)
+                _LOGGER.error("Cannot load the default voice %s: %s", voice, shown)
+                return 1
+            _LOGGER.info("Ready")
+            waits.discard(loading)
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        return 0
+    finally:
+        stopping.cancel()
+
+
+async def _announce(name: str, port: int, host: str) -> ZeroconfAnnouncer | None:
+    announcer = ZeroconfAnnouncer(name, port, host)
+    try:
+        await announcer.register()
+    except Exception as err:  # discovery is a convenience: serve without it
+        _LOGGER.warning("Zeroconf announcement failed, discovery will not work: %s", err)
+        return None
+    return announcer
+
+
+async def _withdraw(announcing: asyncio.Task[ZeroconfAnnouncer | None] | None) -> None:
+    if announcing is None:
+        return
+    if not announcing.done():
+        announcing.cancel()  # the announcer closes itself when cancelled
+        await asyncio.wait([announcing])
+        return
+    announcer = None if announcing.cancelled() else announcing.result()
+    if announcer is not None:
+        await announcer.unregister()

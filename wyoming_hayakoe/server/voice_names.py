@@ -1,0 +1,97 @@
+"""Which voice and style a request means, answered from the voice list kept in memory.
+
+Home Assistant sends a styled name such as ``jvnv-F1-jp (Happy)`` once a user picks a style
+voice. Names are resolved against the list in memory; the data dirs are scanned again only for
+a name that is not on it (a voice copied in since), and only on a worker thread.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from ..engine import SynthesisParams, Voice
+from ..errors import UnknownStyleError
+from ..voices.listing import VoiceEntry, collect_voice_entries
+from ..voices.store import VoiceStore
+from .info import split_styled_voice_name
+
+
+@dataclass(frozen=True)
+class VoiceChoice:
+    """A voice name and the style a styled name asked for, if any."""
+
+    voice: str
+    style: str | None = None
+
+
+class VoiceNames:
+    """The voices a client may ask for: the catalog and what is installed."""
+
+    def __init__(self, store: VoiceStore, local_files_only: bool) -> None:
+        self._store = store
+        self._local_files_only = local_files_only
+        self._entries: list[VoiceEntry] = []
+        self._installed: frozenset[str] = frozenset()
+
+    @property
+    def entries(self) -> list[VoiceEntry]:
+        """The voice list as of the last :meth:`rescan`."""
+        return self._entries
+
+    def rescan(self) -> None:
+        """Look at the data dirs again (blocking: lists folders and reads every config)."""
+        installed = self._store.installed()
+        # Without downloads, a voice that is not installed cannot be used: do not offer it.
+        names = installed if self._local_files_only else self._store.all_voice_names()
+        self._entries = collect_voice_entries(installed, self._store.catalog, names)
+        self._installed = frozenset(installed)
+
+    def lookup(self, name: str, loaded: Collection[str] = ()) -> VoiceChoice | None:
+        """The voice (and style) ``name`` means, from memory only; None if unknown."""
+        if self._known(name, loaded):
+            return VoiceChoice(name)
+        styled = split_styled_voice_name(name)
+        if styled is not None and self._known(styled[0], loaded):
+            return VoiceChoice(*styled)
+        return None
+
+    def _known(self, name: str, loaded: Collection[str]) -> bool:
+        # An installed voice whose config is unreadable is left out of the list, but loading
+        # it gives the error that says which file is wrong.
+        return (
+            name in loaded
+            or name in self._installed
+            or any(entry.name == name for entry in self._entries)
+        )
+
+    def unknown_voice_message(self, name: str) -> str:
+        """Why ``name`` cannot be used (blocking: looks at the data dirs)."""
+        incomplete = self._store.missing_files(name)
+        if incomplete is not None:
+            folder, missing = incomplete
+            return (
+                f"Voice {name!r} is incomplete: {folder} has no {', '.join(missing)}; "
+                "copy the missing files there or download the voice again"
+            )
+        if self._local_files_only and name in self._store.all_voice_names():
+            return f"Voice {name!r} is not installed and downloads are off (--local-files-only)"
+        return f"Unknown voice: {name!r}"
+
+
+def request_params(defaults: SynthesisParams, voice: Voice, wanted: str | None) -> SynthesisParams:
+    """The parameters of one request: ``wanted`` names a style or a speaker of ``voice``."""
+    # The configured style where the voice has it, else the voice's own default.
+    default_style = defaults.style if defaults.style in voice.styles else voice.styles[0]
+    if wanted is None:
+        return dataclasses.replace(defaults, style=default_style)
+    by_lower = {style.lower(): style for style in voice.styles}
+    if wanted.lower() in by_lower:
+        return dataclasses.replace(defaults, style=by_lower[wanted.lower()])
+    if wanted in voice.speakers:
+        speaker_id = voice.config.speakers[wanted]
+        return dataclasses.replace(defaults, style=default_style, speaker_id=speaker_id)
+    raise UnknownStyleError(
+        f"Voice {voice.name!r} has no style {wanted!r} (styles: {', '.join(voice.styles)})"
+    )

@@ -1,0 +1,81 @@
+"""What can be said about every voice, installed or not: the list behind ``describe``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ModelFileError
+from .catalog import CatalogVoice
+from .config import VoiceConfig
+from .layout import CONFIG_FILE
+
+_LOGGER = logging.getLogger(__name__)
+
+HAYAKOE_CREDIT = ("HayaKoe (AGPL-3.0)", "https://github.com/LemonDouble/hayakoe")
+"""Who to credit for a voice the catalog does not describe: (name, url)."""
+
+
+@dataclass(frozen=True)
+class VoiceEntry:
+    """One voice as a client sees it."""
+
+    name: str
+    styles: tuple[str, ...]
+    """Ordered by style id; the first one is the default."""
+    installed: bool
+    description: str
+    credit: tuple[str, str]
+    """(name, url) of whom to credit."""
+    license: str | None = None
+
+
+def read_voice_styles(voice_dir: Path) -> tuple[str, ...]:
+    """Style names of an installed voice, ordered by id, from its ``config.json``."""
+    config = VoiceConfig.read(voice_dir / CONFIG_FILE)
+    return tuple(sorted(config.styles, key=config.styles.__getitem__))
+
+
+def collect_voice_entries(
+    installed: Mapping[str, Path],
+    catalog: Mapping[str, CatalogVoice],
+    names: Iterable[str],
+) -> list[VoiceEntry]:
+    """One entry per voice name, preferring what the installed files say over the catalog.
+
+    A voice whose files cannot be read is left out with a warning rather than breaking
+    ``describe``.
+    """
+    entries: list[VoiceEntry] = []
+    for name in sorted(set(names)):
+        known = catalog.get(name)
+        voice_dir = installed.get(name)
+        try:
+            if voice_dir is not None:
+                styles = read_voice_styles(voice_dir)
+            elif known is not None:
+                styles = tuple(known.styles)
+            else:
+                continue
+        except ModelFileError as err:
+            _LOGGER.warning("Leaving voice %s out of the voice list: %s", name, err)
+            continue
+        entries.append(
+            VoiceEntry(
+                name=name,
+                styles=styles or ("Neutral",),
+                installed=voice_dir is not None,
+                description=known.description if known is not None else name,
+                credit=_credit(known),
+                license=known.license if known is not None else None,
+            )
+        )
+    return entries
+
+
+def _credit(known: CatalogVoice | None) -> tuple[str, str]:
+    if known is not None and known.attribution_name:
+        return (known.attribution_name, known.attribution_url)
+    return HAYAKOE_CREDIT

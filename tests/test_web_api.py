@@ -247,6 +247,24 @@ async def test_synthesize_streams_a_wav(site: tuple[WebFixture, TestClient]) -> 
     assert len(parse_wav(await slower.read())[1]) > 1.5 * len(pcm)
 
 
+async def test_synthesize_sends_each_sentence_as_it_is_ready(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    _, client = site
+    text = "おはようございます。今日は晴れです。傘はいりません。"
+    response = await client.post("/api/synthesize", json={"text": text, "voice": "tiny"})
+    pieces: list[bytes] = []
+    chunk_ended = True
+    async for data, end_of_chunk in response.content.iter_chunks():
+        if chunk_ended:
+            pieces.append(b"")
+        pieces[-1] += data
+        chunk_ended = end_of_chunk
+    # The header, then at least one HTTP chunk per sentence: written as synthesized.
+    assert len(pieces[0]) == 44 and len(pieces) >= 1 + 3
+    assert b"".join(pieces[1:]) and all(len(piece) % 2 == 0 for piece in pieces[1:])
+
+
 @pytest.mark.parametrize(
     ("request_body", "status", "words"),
     [

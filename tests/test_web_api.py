@@ -16,6 +16,7 @@ from web_utils import (
     QUIET,
     WebFixture,
     copy_tiny_data,
+    forget_user_words,
     parse_wav,
     tiny_voice_aivmx,
     tiny_voice_zip,
@@ -25,6 +26,8 @@ from web_utils import (
 )
 
 from wyoming_hayakoe.cli import parse_args
+from wyoming_hayakoe.text.frontend import TextFrontend
+from wyoming_hayakoe.text.g2p import g2p
 from wyoming_hayakoe.web.uploads import UploadLimits
 
 LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)
@@ -357,6 +360,18 @@ async def test_dictionary_edit_changes_reading_and_audio(
     await error_of(await client.post("/api/dictionary/delete", json={"surface": "ソノス"}), 404)
     leftovers = [p.name for p in fixture.data.iterdir() if p.name.startswith(".user_dict")]
     assert leftovers == []
+
+
+async def test_no_user_word_outlives_its_test(site: tuple[WebFixture, TestClient]) -> None:
+    fixture, client = site
+    probe = "ソノスを再生。"
+    plain = TextFrontend(smart_home=True)
+    word = {"surface": "ソノス", "reading": "ソノスソノス", "accent": 1}
+    assert (await client.put("/api/dictionary", json=word)).status == 200
+    reading = await (await client.post("/api/reading", json={"text": probe})).json()
+    assert reading["sentences"][0]["kana"].startswith("ソノスソノス")
+    forget_user_words(fixture.dictionary)
+    assert not "".join(g2p(plain.normalize(probe)).readings).startswith("ソノスソノス")
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from server_utils import TINY_VOICE_DIR, TINY_VOICE_ROOT
 
 from wyoming_hayakoe.engine.params import SynthesisParams
 from wyoming_hayakoe.server.service import ServiceSettings, TtsService
+from wyoming_hayakoe.text.user_dict import UserDictionary
 from wyoming_hayakoe.voices.catalog import CatalogVoice
 from wyoming_hayakoe.voices.store import VoiceStore
 from wyoming_hayakoe.web.app import create_app
@@ -80,6 +81,21 @@ async def web_service(
     finally:
         await backend.close()
         await service.close()
+        forget_user_words(settings.user_dictionary)
+
+
+def forget_user_words(path: Path | None) -> None:
+    """pyopenjtalk's dictionary is process-wide: leave no user word to the tests after."""
+    if path is None or not path.exists():
+        return
+    dictionary = UserDictionary(path)
+    try:
+        path.write_text("玄関,ゲンカン,1\n", encoding="utf-8")
+        dictionary.refresh()  # one known state...
+        path.unlink()
+        dictionary.refresh()  # ...then none: the empty dictionary is applied
+    finally:
+        dictionary.close()
 
 
 @asynccontextmanager

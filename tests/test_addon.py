@@ -113,6 +113,32 @@ def test_config_schema_options_and_mapping_agree() -> None:
     assert set(build["build_from"]) == set(config["arch"])
 
 
+def backed_up(data_dir: Path, excludes: list[str]) -> set[str]:
+    """Files a Supervisor backup keeps: it tests each path, as the host sees it, with
+    ``PurePath.match`` against every pattern and does not descend into an excluded folder."""
+    kept: set[str] = set()
+    for path in sorted(data_dir.iterdir()):
+        if any(path.match(pattern) for pattern in excludes):
+            continue
+        if path.is_dir():
+            kept |= {f"{path.name}/{name}" for name in backed_up(path, excludes)}
+        else:
+            kept.add(path.name)
+    return kept
+
+
+def test_backups_leave_out_models_and_keep_the_options(tmp_path: Path) -> None:
+    data = tmp_path / "supervisor" / "addons" / "data" / "5c53de3b_hayakoe"
+    files = ["options.json", "onnx/bert/q8/bert_q8.onnx",
+             "onnx/speakers/jvnv-F1-jp/synthesizer.onnx", "onnx/speakers/x/a.onnx.part",
+             "bert/tokenizer/vocab.txt", "cache/abc/decoder.onnx", "big.onnx.part"]  # fmt: skip
+    for name in files:
+        (data / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / name).write_text("x")
+    excludes = load_yaml(ADDON_DIR / "config.yaml")["backup_exclude"]
+    assert backed_up(data, excludes) == {"options.json"}
+
+
 @pytest.mark.parametrize("language", ["en", "ja"])
 def test_translations_name_and_describe_every_option(language: str) -> None:
     schema = load_yaml(ADDON_DIR / "config.yaml")["schema"]

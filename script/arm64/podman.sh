@@ -111,7 +111,9 @@ ha_base_standin() {
     fi
     if [[ ! -s $tar ]]; then
         [[ $arch == amd64 ]] || enable_binfmt_aarch64
-        # This host's CAs, in case apt or PyPI is reached through a TLS proxy.
+        # This host's CAs, in case apt or PyPI is reached through a TLS proxy. The hooks' $1
+        # is the rootfs, expanded by the shell mmdebstrap runs them with.
+        # shellcheck disable=SC2016
         if ! mmdebstrap --architectures="$arch" --variant=apt --format=tar --include=ca-certificates \
             --customize-hook='cp -L /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/"' \
             --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/archives/*.deb' \

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from tools.shared_data import real_tokenizer_dir
 from tools.synthetic_voice import bert, checks, sbv2_fixtures, synth_export, vocab, voice_files
 from tools.synthetic_voice.presets import PRESETS, Preset, check_preset
 from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
@@ -17,7 +18,6 @@ from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
 _LOGGER = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
-REAL_TOKENIZER = REPO.parent / "shared" / "tokenizer" / "deberta-v2-large-japanese-char-wwm"
 CORPUS_SUFFIXES = (".txt", ".tsv", ".json")
 CACHE = Path(".cache/voices")  # git-ignored; the committed fixture is written only when asked
 
@@ -48,7 +48,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--real-tokenizer",
         type=Path,
-        default=REAL_TOKENIZER,
+        default=real_tokenizer_dir(),
         help="folder with the real vocab.txt and config.json (optional)",
     )
     parser.add_argument("-v", "--verbose", action="store_true")

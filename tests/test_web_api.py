@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import logging
 import shutil
 from collections.abc import AsyncIterator
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import FormData
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 from web_utils import (
     MAX_TEXT,
     QUIET,
@@ -28,6 +29,7 @@ from web_utils import (
 from wyoming_hayakoe.cli import parse_args
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import g2p
+from wyoming_hayakoe.web.app import create_app
 from wyoming_hayakoe.web.uploads import UploadLimits
 
 LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)
@@ -399,6 +401,37 @@ async def test_bad_dictionary_word_is_refused(
 # ----- start-up -----
 
 
+async def test_uploads_go_to_the_users_folder(tmp_path: Path, model_cache: Path) -> None:
+    data = copy_tiny_data(tmp_path / "data")
+    share = tmp_path / "share"
+    share.mkdir()
+    async with (
+        web_service(data, model_cache, limits=LIMITS, share=share) as fixture,
+        web_client(fixture) as client,
+    ):
+        form = upload_form(tiny_voice_zip(), "v.zip")
+        assert (await client.post("/api/voices/upload", data=form)).status == 201
+        assert (share / "onnx" / "speakers" / "tiny-zip" / "config.json").is_file()
+        assert not (data / "onnx" / "speakers" / "tiny-zip").exists()
+        voices = (await (await client.get("/api/voices")).json())["voices"]
+        assert next(v for v in voices if v["name"] == "tiny-zip")["deletable"]
+        assert (await client.delete("/api/voices/tiny-zip")).status == 200
+        assert list((share / "onnx" / "speakers").iterdir()) == []
+
+
+async def test_only_allowed_addresses_are_served(site: tuple[WebFixture, TestClient]) -> None:
+    fixture, _ = site
+    for networks, status in (
+        (["10.0.0.0/8"], 403),
+        (["127.0.0.1"], 200),
+        (["::1", "127.0.0.0/8"], 200),
+    ):
+        app = create_app(fixture.backend, allowed=[ipaddress.ip_network(n) for n in networks])
+        async with TestClient(TestServer(app)) as client:
+            for path in ("/", "/api/voices"):
+                assert (await client.get(path)).status == status
+
+
 def test_http_uri_option() -> None:
     assert parse_args(["--http-uri", "tcp://127.0.0.1:8099"], {}).http_uri == "tcp://127.0.0.1:8099"
     assert parse_args([], {}).http_uri is None
@@ -406,13 +439,19 @@ def test_http_uri_option() -> None:
         with pytest.raises(SystemExit) as exit_info:
             parse_args(["--http-uri", bad], {})
         assert exit_info.value.code == 2
+    uri = ["--http-uri", "tcp://0.0.0.0:8099"]
+    allowed = parse_args([*uri, "--http-allow", "172.30.32.2", "--http-allow", "::1"], {})
+    assert allowed.http_allow == ["172.30.32.2", "::1"]
+    for bad_args in (["--http-allow", "172.30.32.2"], [*uri, "--http-allow", "supervisor"]):
+        with pytest.raises(SystemExit) as exit_info:
+            parse_args(bad_args, {})
+        assert exit_info.value.code == 2
 
 
 async def test_warns_when_not_on_loopback(
     site: tuple[WebFixture, TestClient], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from server_utils import free_port
-
+    from tools.server_process import free_port
     from wyoming_hayakoe.web.app import start_web_server
 
     fixture, _ = site

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from aiohttp import ClientSession, web
-from server_utils import REPO_ROOT
 from web_utils import (
     QUIET,
     WebFixture,
@@ -28,6 +27,7 @@ from web_utils import (
     web_service,
 )
 
+from tools.server_process import REPO_ROOT
 from wyoming_hayakoe.voices.catalog import load_catalog
 
 CHROMIUM = Path("/usr/bin/chromium")

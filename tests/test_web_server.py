@@ -8,7 +8,8 @@ import socket
 import urllib.request
 from pathlib import Path
 
-from server_utils import free_port, start_server, synthesize
+from tools.server_process import free_port, start_server
+from tools.wyoming_requests import synthesize
 
 
 async def test_server_serves_the_page_and_wyoming_together(tmp_path: Path) -> None:

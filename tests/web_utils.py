@@ -13,8 +13,8 @@ from pathlib import Path
 
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from server_utils import TINY_VOICE_DIR, TINY_VOICE_ROOT
 
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine.params import SynthesisParams
 from wyoming_hayakoe.server.service import ServiceSettings, TtsService
 from wyoming_hayakoe.text.user_dict import UserDictionary
@@ -59,10 +59,13 @@ async def web_service(
     catalog: dict[str, CatalogVoice] | None = None,
     local_files_only: bool = True,
     limits: UploadLimits | None = None,
+    share: Path | None = None,
 ) -> AsyncIterator[WebFixture]:
     """A service with the tiny voice loaded (``cache`` keeps the prepared models between
-    tests) and the web app on it."""
-    store = VoiceStore([data], local_files_only=local_files_only, catalog=catalog or {})
+    tests) and the web app on it. ``share`` is a user's folder before ``data`` (as the
+    add-on's /share/hayakoe); ``data`` is the download dir."""
+    dirs = [share, data] if share is not None else [data]
+    store = VoiceStore(dirs, data, local_files_only=local_files_only, catalog=catalog or {})
     settings = ServiceSettings(
         default_voice="tiny",
         params=SynthesisParams(),
@@ -70,7 +73,7 @@ async def web_service(
         streaming=True,
         local_files_only=local_files_only,
         cache_dir=cache,
-        user_dictionary=data / "user_dict.csv",
+        user_dictionary=dirs[0] / "user_dict.csv",
     )
     service = TtsService(store, settings)
     await service.load_default_voice()

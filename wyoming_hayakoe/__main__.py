@@ -22,7 +22,7 @@ def run() -> None:
     if args.http_uri:
         from .web.app import web_page_starter
 
-        web = web_page_starter(args.http_uri)
+        web = web_page_starter(args.http_uri, args.http_allow or ())
 
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO, format=args.log_format)
     if not args.debug:

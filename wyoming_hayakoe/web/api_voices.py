@@ -70,8 +70,8 @@ async def upload_voice(request: web.Request) -> web.Response:
         raise UploadError(_too_big(limits), 413)
     if not request.content_type.startswith("multipart/"):
         raise UploadError("send the voice as a multipart form (fields file and name)")
-    speakers = backend.store.download_dir / SPEAKERS_DIR
-    temporary = backend.store.download_dir / f".upload-{uuid.uuid4().hex}"
+    speakers = backend.upload_dir / SPEAKERS_DIR
+    temporary = backend.upload_dir / f".upload-{uuid.uuid4().hex}"
     try:
         filename, name = await _receive(request, temporary, limits)
         async with request.app[UPLOAD_LOCK]:  # one placement at a time

@@ -10,7 +10,7 @@ import asyncio
 import ipaddress
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from aiohttp import web
-from aiohttp.typedefs import Handler
+from aiohttp.typedefs import Handler, Middleware
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
 from . import api_dictionary, api_speech, api_voices
@@ -62,12 +62,39 @@ async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResp
         return _error(500, str(err))
 
 
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _only_from(allowed: list[IPNetwork]) -> Middleware:
+    """Refuse every client but the allowed ones (behind ingress: the Supervisor's proxy)."""
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            peer = ipaddress.ip_address((request.remote or "").split("%")[0])
+        except ValueError:
+            peer = None
+        if isinstance(peer, ipaddress.IPv6Address) and peer.ipv4_mapped is not None:
+            peer = peer.ipv4_mapped
+        if peer is None or not any(peer in network for network in allowed):
+            _LOGGER.warning("Web page: refused a request from %s (--http-allow)", request.remote)
+            return _error(403, "this address may not use the page")
+        return await handler(request)
+
+    return check
+
+
 def _static_dir() -> Path:
     return Path(str(resources.files(__package__).joinpath("static")))
 
 
-def create_app(backend: WebBackend, upload_limits: UploadLimits | None = None) -> web.Application:
-    app = web.Application(middlewares=[_json_errors], client_max_size=1 << 20)
+def create_app(
+    backend: WebBackend,
+    upload_limits: UploadLimits | None = None,
+    allowed: list[IPNetwork] | None = None,
+) -> web.Application:
+    middlewares = [_only_from(allowed)] if allowed else []
+    app = web.Application(middlewares=[*middlewares, _json_errors], client_max_size=1 << 20)
     app[BACKEND] = backend
     app[UPLOAD_LIMITS] = upload_limits or UploadLimits()
     app[api_voices.UPLOAD_LOCK] = asyncio.Lock()
@@ -94,12 +121,14 @@ class WebServer:
 Stopper = Callable[[], Awaitable[None]]
 
 
-def web_page_starter(uri: str) -> Callable[[TtsService], Awaitable[Stopper | None]]:
+def web_page_starter(
+    uri: str, allowed: Iterable[str] = ()
+) -> Callable[[TtsService], Awaitable[Stopper | None]]:
     """What the server calls once it listens: start the page, or log why not (None)."""
 
     async def start(service: TtsService) -> Stopper | None:
         try:
-            server = await start_web_server(uri, service)
+            server = await start_web_server(uri, service, allowed)
         except OSError as err:
             _LOGGER.error("Cannot serve the web page on %s: %s", uri, err.strerror or err)
             return None
@@ -117,12 +146,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def start_web_server(uri: str, service: TtsService) -> WebServer:
-    """Serve the page at ``tcp://HOST:PORT``; raises OSError if the port cannot be had."""
+async def start_web_server(uri: str, service: TtsService, allowed: Iterable[str] = ()) -> WebServer:
+    """Serve the page at ``tcp://HOST:PORT``; raises OSError if the port cannot be had.
+
+    ``allowed``: the only client addresses (or networks) served; empty: every client."""
     parsed = urlparse(uri)
     host, port = parsed.hostname or "127.0.0.1", parsed.port or 8099
+    networks = [ipaddress.ip_network(a, strict=False) for a in allowed]
     backend = WebBackend(service)
-    runner = web.AppRunner(create_app(backend), access_log=None, handle_signals=False)
+    app = create_app(backend, allowed=networks)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
@@ -130,7 +163,10 @@ async def start_web_server(uri: str, service: TtsService) -> WebServer:
         await runner.cleanup()
         await backend.close()
         raise
-    if not is_loopback(host):
+    if networks:
+        shown = ", ".join(map(str, networks))
+        _LOGGER.info("The web page answers only %s (--http-allow)", shown)
+    elif not is_loopback(host):
         _LOGGER.warning(
             "The web page on %s has no login: anyone who can reach it can manage voices and "
             "the dictionary. Bind it to 127.0.0.1 or let only Home Assistant's ingress reach it",

@@ -71,6 +71,9 @@ class WebBackend:
     def __init__(self, service: TtsService) -> None:
         self.service = service
         self.store = service.store
+        # Uploads go where users keep their own voices: the first data dir (in the add-on,
+        # the backed-up /share folder); downloads go to the download dir.
+        self.upload_dir = self.store.data_dirs[0]
         self.limits = ParamLimits()
         self.max_text_length = service.settings.max_text_length
         self.dictionary_path: Path | None = service.settings.user_dictionary
@@ -134,12 +137,16 @@ class WebBackend:
         return sorted(voices, key=lambda v: (not v["installed"], v["name"]))  # installed first
 
     def _deletable(self, name: str, folder: Path) -> bool:
-        own = self.store.download_dir / SPEAKERS_DIR / name
+        """Downloaded and uploaded voices may go, but never the default voice."""
+        ours = {(root / SPEAKERS_DIR / name).resolve() for root in self._managed_dirs()}
         return (
             name != self.service.settings.default_voice
             and not folder.is_symlink()
-            and folder.resolve() == own.resolve()
+            and folder.resolve() in ours
         )
+
+    def _managed_dirs(self) -> tuple[Path, Path]:
+        return (self.store.download_dir, self.upload_dir)
 
     async def delete_voice(self, name: str) -> None:
         """Remove a voice from the download dir: renamed away at once, then deleted."""

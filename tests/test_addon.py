@@ -14,6 +14,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +27,7 @@ import yaml
 
 from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT, free_port, server_env
 from wyoming_hayakoe import supervisor
+from wyoming_hayakoe.cli import parse_args
 from wyoming_hayakoe.health_check import check as describe_check
 
 ADDON_DIR = REPO_ROOT / "addon"
@@ -86,6 +89,18 @@ def test_server_args_put_the_users_folder_first_and_download_into_data() -> None
                              "--download-dir", "/data"]  # fmt: skip
 
 
+def test_the_web_page_answers_only_the_ingress_proxy() -> None:
+    args = supervisor.server_args(
+        {}, "tcp://0.0.0.0:10200", Path("/data"), None, "tcp://0.0.0.0:8099"
+    )
+    assert args[:6] == [
+        "--uri", "tcp://0.0.0.0:10200", "--http-uri", "tcp://0.0.0.0:8099",
+        "--http-allow", "172.30.32.2",
+    ]  # fmt: skip
+    parsed = parse_args(args, {})
+    assert parsed.http_uri == "tcp://0.0.0.0:8099" and parsed.http_allow == ["172.30.32.2"]
+
+
 def test_discovery_uri_is_the_hostname_and_the_listening_port() -> None:
     assert supervisor.discovery_uri("tcp://0.0.0.0:10200", "abc-hayakoe") == (
         "tcp://abc-hayakoe:10200"
@@ -108,7 +123,9 @@ def test_config_schema_options_and_mapping_agree() -> None:
         assert str(schema[name]).endswith("?"), name
     assert config["arch"] == ["amd64", "aarch64"]
     assert config["discovery"] == ["wyoming"]
-    assert "ingress" not in config
+    assert config["ingress"] is True
+    assert supervisor.WEB_URI.endswith(f":{config.get('ingress_port', 8099)}")  # 8099: default
+    assert "8099/tcp" not in config["ports"]  # the page is reached through ingress only
     build = load_yaml(ADDON_DIR / "build.yaml")
     assert set(build["build_from"]) == set(config["arch"])
 
@@ -221,9 +238,10 @@ def fake_supervisor(request: pytest.FixtureRequest) -> Iterator[tuple[FakeSuperv
 
 
 def start_addon(
-    tmp_path: Path, port: int, env: dict[str, str]
+    tmp_path: Path, port: int, env: dict[str, str], web_port: int | None = None
 ) -> tuple[subprocess.Popen[bytes], Path]:
     """The start-up module with the tiny voice as the user's voice; returns it and its log."""
+    web_port = web_port or free_port()
     options = tmp_path / "options.json"
     options.write_text(json.dumps({"voice": "tiny", "speed": 1.0, "debug_logging": False}))
     log_path = tmp_path / "addon.log"
@@ -231,7 +249,8 @@ def start_addon(
         process = subprocess.Popen(
             [sys.executable, "-m", "wyoming_hayakoe.supervisor", "--options", str(options),
              "--data-dir", str(tmp_path / "data"), "--share-dir", str(TINY_VOICE_ROOT),
-             "--uri", f"tcp://127.0.0.1:{port}", "--", "--local-files-only"],
+             "--uri", f"tcp://127.0.0.1:{port}", "--http-uri", f"tcp://127.0.0.1:{web_port}",
+             "--", "--local-files-only"],
             cwd=REPO_ROOT,
             env={**server_env(), **env},
             stdin=subprocess.DEVNULL,
@@ -266,11 +285,16 @@ def stop(process: subprocess.Popen[bytes], log: Path) -> int:
 def test_discovery_posts_the_uri_once_the_server_answers(tmp_path: Path, fake_supervisor) -> None:
     fake, url, port = fake_supervisor
     env = {"SUPERVISOR_TOKEN": TOKEN, "SUPERVISOR_URL": url}
-    process, log = start_addon(tmp_path, port, env)
+    web_port = free_port()
+    process, log = start_addon(tmp_path, port, env, web_port)
     try:
         wait_for(fake.received.is_set, process, log)
         wait_for(lambda: "Sent discovery" in log.read_text(), process, log)
         assert asyncio.run(describe_check(fake.server_uri, 10)) is None
+        # The web page is there for the ingress proxy alone: this test's address is refused.
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=30)
+        assert refused.value.code == 403
     finally:
         code = stop(process, log)
     assert code == 0, log.read_text()

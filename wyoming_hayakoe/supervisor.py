@@ -36,6 +36,10 @@ OPTIONS_PATH = Path("/data/options.json")
 DATA_DIR = Path("/data")
 SHARE_DIR = Path("/share/hayakoe")
 DEFAULT_URI = "tcp://0.0.0.0:10200"
+WEB_URI = "tcp://0.0.0.0:8099"
+"""The web page, for Home Assistant's ingress (``ingress_port`` in config.yaml)."""
+INGRESS_PROXY = "172.30.32.2"
+"""The Supervisor's address: the only client the web page answers (it has no login)."""
 SUPERVISOR_URL_ENV = "SUPERVISOR_URL"
 DEFAULT_SUPERVISOR_URL = "http://supervisor"
 TOKEN_ENV = "SUPERVISOR_TOKEN"
@@ -80,16 +84,23 @@ def options_to_args(options: Mapping[str, Any]) -> list[str]:
 
 
 def server_args(
-    options: Mapping[str, Any], uri: str, data_dir: Path, share_dir: Path | None
+    options: Mapping[str, Any],
+    uri: str,
+    data_dir: Path,
+    share_dir: Path | None,
+    web_uri: str | None = None,
 ) -> list[str]:
     """Everything the server is started with, apart from pass-through arguments.
 
     The user's folder comes first: the server reads ``user_dict.csv`` from its first data
     directory, and /share is where users can edit files (Samba, File editor). Downloads and
-    prepared models go to the add-on's own /data.
+    prepared models go to the add-on's own /data. ``web_uri``: serve the web page there, to
+    the ingress proxy only.
     """
     dirs = [share_dir] if share_dir is not None else []
     args = ["--uri", uri]
+    if web_uri:
+        args += ["--http-uri", web_uri, "--http-allow", INGRESS_PROXY]
     for folder in [*dirs, data_dir]:
         args += ["--data-dir", str(folder)]
     return [*args, "--download-dir", str(data_dir), *options_to_args(options)]
@@ -216,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", type=Path, default=DATA_DIR, help="downloads and models")
     parser.add_argument("--share-dir", type=Path, default=SHARE_DIR, help="the user's voices")
     parser.add_argument("--uri", default=DEFAULT_URI, help="where the server listens (tcp://)")
+    parser.add_argument(
+        "--http-uri", default=WEB_URI, help="where the web page listens for the ingress proxy"
+    )
     return parser
 
 
@@ -227,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:%(name)s:%(message)s")
     try:
         options = load_options(args.options)
-        command = server_args(options, args.uri, args.data_dir, share_folder(args.share_dir))
+        share = share_folder(args.share_dir)
+        command = server_args(options, args.uri, args.data_dir, share, args.http_uri)
         discovery_uri(args.uri)  # a listen URI without a port fails here, not after start-up
     except (OSError, ValueError) as err:
         _LOGGER.error("Cannot start: %s", err)

@@ -92,7 +92,6 @@ async def serve(args: argparse.Namespace, side_server: SideServer | None = None)
 
 
 def _create_service(args: argparse.Namespace) -> TtsService:
-
     given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
     params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
     store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)

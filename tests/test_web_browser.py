@@ -205,6 +205,7 @@ async def test_play_gives_audio_of_the_servers_length(site: Site) -> None:
     page = site.page
     await site.open("try")
     await page.wait_for_selector('#voice option[value="tiny"]', state="attached")
+    assert not await page.is_visible("#save-wav")  # nothing to save yet
     text = "こんにちは。今日はいい天気ですね。"
     await page.fill("#text", text)
     await page.select_option("#voice", "tiny")
@@ -229,6 +230,7 @@ async def test_play_gives_audio_of_the_servers_length(site: Site) -> None:
     assert (await page.inner_text("#first-sound")).endswith(" s")
     assert (await page.inner_text("#total-time")).endswith(" s")
     assert await page.get_attribute("#save-wav", "href") is not None
+    assert await page.is_visible("#save-wav")
     await site.shot("try", docs=True)
     assert site.errors == []
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from tools.synthetic_voice import bert, checks, synth_export, vocab, voice_files
+from tools.synthetic_voice import bert, checks, hayakoe_export, synth_export, vocab, voice_files
 from tools.synthetic_voice.presets import PRESETS, Preset, check_preset
 from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
 
@@ -19,6 +19,7 @@ _LOGGER = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
 REAL_TOKENIZER = REPO.parent / "shared" / "tokenizer" / "deberta-v2-large-japanese-char-wwm"
 CORPUS_SUFFIXES = (".txt", ".tsv", ".json")
+EXPORTERS = ("classic", "hayakoe")
 CACHE = Path(".cache/voices")  # git-ignored; the committed fixture is written only when asked
 
 
@@ -43,6 +44,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         default=REAL_TOKENIZER,
         help="folder with the real vocab.txt and config.json (optional)",
+    )
+    parser.add_argument(
+        "--exporter",
+        choices=EXPORTERS,
+        default="classic",
+        help="classic: the model itself exported (nodes /dec/...); hayakoe: as HayaKoe's "
+        "exporter does (nodes /net_g/dec/..., masked-LM BERT), see hayakoe_export.py",
     )
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser.parse_args(argv)
@@ -82,15 +90,25 @@ def build(preset: Preset, root: Path, voice: str, seed: int, args: argparse.Name
         root / "bert" / "tokenizer", tokens, args.real_tokenizer / "vocab.txt", bert_config
     )
     bert_path = root / "onnx" / "bert" / "q8" / "bert_q8.onnx"
-    bert.build_bert_onnx(bert_path, bert_config, preset.bert, seed, vocab_size)
+    hayakoe = args.exporter == "hayakoe"
+    if hayakoe:
+        tokenizer_dir = root / "bert" / "tokenizer"
+        hayakoe_export.build_bert_onnx(bert_path, bert_config, preset.bert, seed, tokenizer_dir)
+    else:
+        bert.build_bert_onnx(bert_path, bert_config, preset.bert, seed, vocab_size)
     checks.check_bert(bert_path, vocab_size)
 
     styles = voice_files.style_vectors(seed)
     speaker_dir = root / "onnx" / "speakers" / voice
     model = build_synthesizer(preset.synth, 1, seed + 100, torch.from_numpy(styles[0]))
     probe = ProbeInput.make(20, torch.from_numpy(styles[0]), seed + 200)
-    synth_export.export_synthesizer(model, probe, speaker_dir / "synthesizer.onnx")
-    synth_export.export_duration_predictor(model, probe, speaker_dir / "duration_predictor.onnx")
+    if hayakoe:
+        hayakoe_export.export_speaker(model, speaker_dir, seed + 300)
+    else:
+        synth_export.export_synthesizer(model, probe, speaker_dir / "synthesizer.onnx")
+        synth_export.export_duration_predictor(
+            model, probe, speaker_dir / "duration_predictor.onnx"
+        )
     del model
     voice_files.write_speaker_files(speaker_dir, preset, voice, seed, styles)
     checks.check_speaker(speaker_dir, probe)

@@ -47,6 +47,8 @@ class ExportableSynthesizer(SynthesizerTrn):
     """
 
     export_target = "synthesizer"
+    weight_norm_modules: tuple[str, ...] = ()
+    """Modules the reference builds with weight norm (folded into plain weights here)."""
 
     def forward(self, *inputs: torch.Tensor) -> Any:
         if self.export_target == "durations":
@@ -150,7 +152,7 @@ def build_synthesizer(
         use_spk_conditioned_encoder=True,
         use_noise_scaled_mas=True,
     ).eval()
-    _fold_weight_norm(model)
+    model.weight_norm_modules = _fold_weight_norm(model)
     probe = ProbeInput.make(24, style_row, seed)
     with torch.no_grad():
         _tune_durations(model, probe)
@@ -166,11 +168,15 @@ def build_synthesizer(
     return model
 
 
-def _fold_weight_norm(model: nn.Module) -> None:
-    """Plain weights export as plain initializers, as in the public exports."""
-    for module in model.modules():
+def _fold_weight_norm(model: nn.Module) -> tuple[str, ...]:
+    """Plain weights export as plain initializers, as in the public exports. Returns the
+    names of the modules that had weight norm (an exporter may put it back)."""
+    names = []
+    for name, module in model.named_modules():
         if parametrize.is_parametrized(module, "weight"):
             parametrize.remove_parametrizations(module, "weight")
+            names.append(name)
+    return tuple(names)
 
 
 def _round2(value: float) -> float:

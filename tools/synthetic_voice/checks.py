@@ -16,7 +16,7 @@ _LOGGER = logging.getLogger(__name__)
 
 MIN_MEAN_FRAMES = 6.0  # 70 ms
 MAX_MEAN_FRAMES = 8.7  # 100 ms
-# By suffix: /dec/... in the classic export, /net_g/dec/... in HayaKoe's.
+# By suffix: a wrapper called as a module would scope them as /net_g/dec/...
 DECODER_NODES = ("/dec/conv_pre/Conv", "/dec/cond/Conv", "/dec/Tanh")
 
 

@@ -49,8 +49,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--exporter",
         choices=EXPORTERS,
         default="classic",
-        help="classic: the model itself exported (nodes /dec/...); hayakoe: as HayaKoe's "
-        "exporter does (nodes /net_g/dec/..., masked-LM BERT), see hayakoe_export.py",
+        help="classic: the model itself exported (weights dec.*); hayakoe: as HayaKoe's "
+        "exporter does (a net_g wrapper: weights net_g.*; masked-LM BERT), see hayakoe_export.py",
     )
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser.parse_args(argv)

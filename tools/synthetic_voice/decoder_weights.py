@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -32,7 +33,7 @@ MIN_SHORT_CONTEXT_RATIO = 20.0
 WINDOW_FRAMES = 24
 
 
-def decoder_convolutions(dec: nn.Module) -> Iterator[tuple[nn.Module, float]]:
+def decoder_convolutions(dec: Any) -> Iterator[tuple[nn.Conv1d | nn.ConvTranspose1d, float]]:
     """Every convolution on the decoder's signal path, with the gain it is drawn at."""
     yield dec.conv_pre, 1.0
     yield from ((up, 1.0) for up in dec.ups)
@@ -52,12 +53,12 @@ def _tap_envelope(kernel: int) -> torch.Tensor:
     return envelope / envelope.pow(2).mean().sqrt()
 
 
-def spread_taps(dec: nn.Module, seed: int) -> None:
+def spread_taps(dec: Any, seed: int) -> None:
     """Redraw the decoder's convolution weights (biases stay); deterministic for ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     for conv, gain in decoder_convolutions(dec):
-        weight = conv.weight
-        kernel = weight.shape[-1]
+        weight: torch.Tensor = conv.weight
+        kernel = int(weight.shape[-1])
         if isinstance(conv, nn.ConvTranspose1d):
             # weight [in, out, kernel]: an output sample reads kernel / stride taps per input
             fan_in = weight.shape[0] * kernel / conv.stride[0]

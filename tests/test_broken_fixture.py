@@ -16,7 +16,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.runtime.model_cache import split_synthesizer
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -17,8 +17,9 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from wyoming_hayakoe.engine.decoder import Decoder, DecoderShape
+from wyoming_hayakoe.engine.decoder import Decoder
 from wyoming_hayakoe.runtime.model_cache import split_synthesizer
+from wyoming_hayakoe.voices.config import DecoderShape
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SPEAKERS = [

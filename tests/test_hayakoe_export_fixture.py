@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from server_utils import start_server, synthesize
 
-from wyoming_hayakoe.engine.engine import Engine, SynthesisParams
+from tools.server_process import start_server
+from tools.wyoming_requests import synthesize
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice-hayakoe"
 VOICE = "tiny-hk"

@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 REPO = "lemondouble/hayakoe"
 REVISION = "main"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
 FAULT_KINDS = ("close_mid", "404", "500", "wrong_size", "wrong_sha", "ignore_range")
 _RANGE_RE = re.compile(r"^bytes=(\d+)-(\d*)$")
 
@@ -171,6 +172,7 @@ def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
             return self._send_file(body, data, sha, is_lfs, via_cdn, fault, send_body)
 
         def _meta_headers(self, data: bytes, sha: str, is_lfs: bool) -> None:
+            self.send_header("X-Repo-Commit", COMMIT)
             if is_lfs:
                 self.send_header("X-Linked-Size", str(len(data)))
                 self.send_header("X-Linked-Etag", f'"{sha}"')

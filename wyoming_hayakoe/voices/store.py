@@ -22,7 +22,15 @@ from .catalog import (
     validate_voice_name,
 )
 from .download import DownloadOptions, download_file, repo_file_url, resolve_endpoint
-from .layout import BERT_MODEL_PATH, REQUIRED_VOICE_FILES, SPEAKERS_DIR, TOKENIZER_VOCAB_PATH
+from .layout import (
+    BERT_MODEL_PATH,
+    SPEAKERS_DIR,
+    TOKENIZER_VOCAB_PATH,
+    external_data_file,
+    missing_voice_files,
+    present_voice_files,
+    required_voice_files_text,
+)
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8
@@ -90,9 +98,15 @@ class VoiceStore:
                 name = folder.name
                 if name in found or not is_valid_voice_name(name) or not folder.is_dir():
                     continue
-                if self._complete(root, folder, REQUIRED_VOICE_FILES):
+                if self._complete_voice(root, folder):
                     found[name] = folder
         return found
+
+    def _complete_voice(self, root: Path, folder: Path) -> bool:
+        if missing_voice_files(folder):
+            return False
+        present = [p.relative_to(folder).as_posix() for p in present_voice_files(folder)]
+        return self._complete(root, folder, present)
 
     def _complete(self, root: Path, folder: Path, files: Iterable[str]) -> bool:
         paths = [folder / f for f in files]
@@ -117,7 +131,7 @@ class VoiceStore:
         for root in self._data_dirs:
             folder = root / SPEAKERS_DIR / name
             if folder.is_dir() and _inside(root, folder):
-                return folder, [f for f in REQUIRED_VOICE_FILES if not (folder / f).is_file()]
+                return folder, missing_voice_files(folder)
         return None
 
     def bert_root(self) -> Path | None:
@@ -147,7 +161,7 @@ class VoiceStore:
                 raise DownloadError(self._not_on_disk_text(name))
             folder = self._safe_target(f"{SPEAKERS_DIR}/{name}")
             self._fetch(f"{SPEAKERS_DIR}/{name}", folder, voice.files, f"voice {name}")
-            if not self._complete(self._download_dir, folder, REQUIRED_VOICE_FILES):
+            if not self._complete_voice(self._download_dir, folder):
                 raise DownloadError(f"voice {name!r} is still incomplete in {folder}")
             return folder
 
@@ -172,13 +186,37 @@ class VoiceStore:
         endpoint = resolve_endpoint(self._endpoint)
         _LOGGER.info("Downloading %s from %s into %s", what, endpoint, folder)
         for item in files:  # the catalog lists the defining file last
-            dest = folder / item.path
-            if dest.is_file() and _inside(folder, dest):
+            if any(self._present(folder, name) for name in item.names):
                 continue
-            remote = f"{prefix}/{item.path}" if prefix else item.path
+            found = any(self._fetch_model(endpoint, prefix, folder, name) for name in item.names)
+            if found:
+                continue
+            remote = " or ".join(f"{prefix}/{n}" if prefix else n for n in item.names)
+            if not item.optional:
+                raise DownloadError(f"voice file not found on server: {remote}")
+            _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
+
+    def _fetch_model(self, endpoint: str, prefix: str, folder: Path, name: str) -> bool:
+        """Download ``name`` (an ONNX model with its external weights first); False if the
+        server has no such file."""
+        names = [name]
+        if name.endswith(".onnx"):
+            names.insert(0, external_data_file(Path(name)).as_posix())
+        for index, current in enumerate(names):
+            dest = folder / current
+            if self._present(folder, current):
+                continue
+            remote = f"{prefix}/{current}" if prefix else current
             url = repo_file_url(endpoint, self._repo, self._revision, remote)
-            if not download_file(url, dest, self._options, missing_ok=item.optional):
-                _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
+            if not download_file(url, dest, self._options, missing_ok=True):
+                if index == len(names) - 1:
+                    return False
+                _LOGGER.debug("%s has no external data on the server", remote)
+        return True
+
+    @staticmethod
+    def _present(folder: Path, name: str) -> bool:
+        return (folder / name).is_file() and _inside(folder, folder / name)
 
     def _safe_target(self, relative: str) -> Path:
         """``download_dir / relative``, refused if a symlink on the way leads elsewhere."""
@@ -207,7 +245,7 @@ class VoiceStore:
         )
 
     def _not_on_disk_text(self, name: str) -> str:
-        files = ", ".join(REQUIRED_VOICE_FILES)
+        files = ", ".join(required_voice_files_text())
         return (
             f"voice {name!r} is not on disk (looked for {SPEAKERS_DIR}/{name}/ under "
             f"{self._dirs_text()}) and local-files-only mode forbids downloading it: run once "

@@ -25,6 +25,7 @@ from .download import DownloadOptions, download_file, repo_file_url, resolve_end
 from .layout import (
     BERT_MODEL_PATH,
     SPEAKERS_DIR,
+    TOKENIZER_FAST_PATH,
     TOKENIZER_VOCAB_PATH,
     external_data_file,
     missing_voice_files,
@@ -135,10 +136,12 @@ class VoiceStore:
         return None
 
     def bert_root(self) -> Path | None:
-        """The first data dir that holds the BERT model and its tokenizer vocabulary."""
+        """The first data dir that holds the BERT model and its tokenizer (a vocab.txt, or a
+        fast tokenizer's tokenizer.json)."""
         for root in self._data_dirs:
-            if self._complete(root, root, (BERT_MODEL_PATH, TOKENIZER_VOCAB_PATH)):
-                return root
+            for tokenizer in (TOKENIZER_VOCAB_PATH, TOKENIZER_FAST_PATH):
+                if self._complete(root, root, (BERT_MODEL_PATH, tokenizer)):
+                    return root
         return None
 
     def all_voice_names(self) -> list[str]:

@@ -18,6 +18,7 @@ from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
+from .voices.download import hub_offline
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"
@@ -187,7 +188,11 @@ def build_parser() -> OneLineArgumentParser:
         help="memory for finished audio, so repeated announcements play at once "
         "(default: 32; 0 turns it off)",
     )
-    add("--local-files-only", action="store_true", help="never download; use only installed voices")
+    add(
+        "--local-files-only",
+        action="store_true",
+        help="never download; use only installed voices (also with HF_HUB_OFFLINE=1)",
+    )
     add(
         "--max-text-length",
         type=_positive_int,
@@ -221,6 +226,7 @@ def parse_args(
     except ValueError as err:
         parser.error(f"cannot split ${ENV_ARGS}: {err}")
     args = parser.parse_args(extra + args_list)
+    args.local_files_only = args.local_files_only or hub_offline(env)
     _check_dirs(parser, args)
     _check_combinations(parser, args)
     return args

@@ -15,7 +15,8 @@ from hf_server import COMMIT, HFTestServer, write_fake_bert, write_fake_voice
 from wyoming_hayakoe.cli import parse_args
 from wyoming_hayakoe.errors import DownloadError
 from wyoming_hayakoe.voices import store as store_module
-from wyoming_hayakoe.voices.download import DownloadOptions, download_file, hub_offline
+from wyoming_hayakoe.voices.download import DownloadOptions, download_file
+from wyoming_hayakoe.voices.hub import hub_offline
 from wyoming_hayakoe.voices.store import VoiceStore
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

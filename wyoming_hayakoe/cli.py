@@ -18,7 +18,7 @@ from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
-from .voices.download import hub_offline
+from .voices.hub import hub_offline
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"

@@ -18,26 +18,29 @@ import contextlib
 import errno
 import hashlib
 import http.client
-import ipaddress
 import logging
 import os
 import re
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import urljoin
 
 from ..errors import DownloadError
+from .hub import (
+    OFFLINE_ENV,
+    CheckedRedirects,
+    NoRedirects,
+    check_redirect,
+    check_url,
+    hub_offline,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
-DEFAULT_ENDPOINT = "https://huggingface.co"
-OFFLINE_ENV = "HF_HUB_OFFLINE"
-_TRUE_VALUES = frozenset(("1", "on", "yes", "true"))
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _CONTENT_RANGE_RE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
 _MAX_HEAD_REDIRECTS = 5
@@ -67,75 +70,6 @@ class RemoteFile:
     """The repository commit the server resolved the revision to (``X-Repo-Commit``)."""
 
 
-def hub_offline(environ: Mapping[str, str] | None = None) -> bool:
-    """True when ``HF_HUB_OFFLINE`` forbids the network, as huggingface_hub reads it."""
-    env = os.environ if environ is None else environ
-    return env.get(OFFLINE_ENV, "").strip().lower() in _TRUE_VALUES
-
-
-def resolve_endpoint(endpoint: str | None = None) -> str:
-    """The endpoint to use: the argument, else ``HF_ENDPOINT``, else huggingface.co."""
-    chosen = endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT
-    return chosen.rstrip("/")
-
-
-def repo_file_url(endpoint: str, repo: str, revision: str, path: str) -> str:
-    """``{endpoint}/{repo}/resolve/{revision}/{path}`` with the path percent-encoded."""
-    return f"{endpoint.rstrip('/')}/{repo}/resolve/{quote(revision, safe='')}/{quote(path)}"
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_url(url: str, allow_insecure_http: bool = False) -> None:
-    """Refuse anything but https, except http to loopback or when explicitly allowed."""
-    parts = urlsplit(url)
-    if parts.scheme == "https":
-        return
-    if parts.scheme == "http" and (allow_insecure_http or _is_loopback(parts.hostname or "")):
-        return
-    raise DownloadError(
-        f"refusing to download from {url}: only https is allowed "
-        "(plain http only to 127.0.0.1, localhost or ::1, or with allow_insecure_http)"
-    )
-
-
-def check_redirect(old_url: str, new_url: str, allow_insecure_http: bool = False) -> None:
-    """Like check_url, and never from https down to plain http (not even to loopback)."""
-    check_url(new_url, allow_insecure_http)
-    downgrade = urlsplit(old_url).scheme == "https" and urlsplit(new_url).scheme != "https"
-    if downgrade and not allow_insecure_http:
-        raise DownloadError(f"refusing a redirect from {old_url} to plain http ({new_url})")
-
-
-class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
-    """Follow GET redirects (the Hub sends files from a CDN) but never to plain http."""
-
-    def __init__(self, allow_insecure_http: bool) -> None:
-        self._allow_insecure_http = allow_insecure_http
-
-    def redirect_request(
-        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
-    ) -> urllib.request.Request | None:
-        check_redirect(req.full_url, newurl, self._allow_insecure_http)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """For HEAD: the file metadata sits on the redirect response itself."""
-
-    def redirect_request(
-        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
-    ) -> None:
-        return None
-
-
 def _headers(options: DownloadOptions) -> dict[str, str]:
     # identity: the size we check is the size of the file, not of a compressed body
     return {"User-Agent": options.user_agent, "Accept-Encoding": "identity"}
@@ -163,7 +97,7 @@ def fetch_remote_info(url: str, options: DownloadOptions) -> RemoteFile | None:
     if hub_offline():
         raise DownloadError(f"{OFFLINE_ENV} is set: not downloading {url}")
     check_url(url, options.allow_insecure_http)
-    opener = urllib.request.build_opener(_NoRedirects())
+    opener = urllib.request.build_opener(NoRedirects())
     current = url
     for _ in range(_MAX_HEAD_REDIRECTS):
         req = urllib.request.Request(current, headers=_headers(options), method="HEAD")
@@ -266,7 +200,7 @@ def _transfer(
     headers = _headers(options)
     if start:
         headers["Range"] = f"bytes={start}-"
-    opener = urllib.request.build_opener(_CheckedRedirects(options.allow_insecure_http))
+    opener = urllib.request.build_opener(CheckedRedirects(options.allow_insecure_http))
     req = urllib.request.Request(url, headers=headers, method="GET")
     try:
         resp = opener.open(req, timeout=options.timeout)

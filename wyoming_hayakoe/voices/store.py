@@ -23,16 +23,8 @@ from .catalog import (
     load_catalog,
     validate_voice_name,
 )
-from .download import (
-    OFFLINE_ENV,
-    DownloadOptions,
-    disk_error,
-    download_file,
-    fetch_remote_info,
-    hub_offline,
-    repo_file_url,
-    resolve_endpoint,
-)
+from .download import DownloadOptions, disk_error, download_file, fetch_remote_info
+from .hub import OFFLINE_ENV, hub_offline, repo_file_url, resolve_endpoint
 from .layout import (
     BERT_MODEL_PATH,
     SPEAKERS_DIR,

@@ -93,5 +93,5 @@ def present_voice_files(folder: Path) -> list[Path]:
         folder / name
         for required in REQUIRED_VOICE_FILES
         for name in _names(required)
-        if (folder / name).exists()
+        if (folder / name).is_file()
     ]

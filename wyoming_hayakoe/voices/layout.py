@@ -41,6 +41,13 @@ EXTERNAL_DATA_SUFFIX = ".data"
 REQUIRED_VOICE_FILES = (CONFIG_FILE, STYLE_VECTORS_FILE, SYNTHESIZER_FILES)
 """Files a voice folder must hold to be usable (the duration predictor is optional); a tuple
 inside means any one of those names."""
+PREFERRED_VOICE_FILES = (CONFIG_FILE, STYLE_VECTORS_FILE, SYNTHESIZER_FILE)
+"""The required files under the names a voice written here gets."""
+_MODELS = (*SYNTHESIZER_FILES, DURATION_PREDICTOR_FILE)
+VOICE_FILE_NAMES = frozenset(
+    (CONFIG_FILE, STYLE_VECTORS_FILE, *_MODELS, *(m + EXTERNAL_DATA_SUFFIX for m in _MODELS))
+)
+"""Every file a voice folder may hold."""
 
 
 def voice_dir(data_dir: Path, name: str) -> Path:

@@ -118,6 +118,15 @@ class VoiceStore:
         present = [p.relative_to(folder).as_posix() for p in present_voice_files(folder)]
         return self._complete(root, folder, present)
 
+    def _installed_folder(self, name: str) -> Path | None:
+        """The folder of installed voice ``name`` (the first data dir wins), looked up
+        directly rather than by listing every voice."""
+        for root in self._data_dirs:
+            folder = root / SPEAKERS_DIR / name
+            if folder.is_dir() and self._complete_voice(root, folder):
+                return folder
+        return None
+
     def _complete(self, root: Path, folder: Path, files: Iterable[str]) -> bool:
         paths = [folder / f for f in files]
         if not all(p.is_file() for p in paths):
@@ -163,12 +172,12 @@ class VoiceStore:
         """The folder of voice ``name``, downloading a catalog voice if it is not on disk."""
         validate_voice_name(name)
         with self._lock:
-            installed = self.installed()
-            if name in installed:
-                return installed[name]
+            found = self._installed_folder(name)
+            if found is not None:
+                return found
             voice = self._catalog.get(name)
             if voice is None:
-                raise UnknownVoiceError(self._unknown_voice_text(name, installed))
+                raise UnknownVoiceError(self._unknown_voice_text(name, self.installed()))
             if self._local_files_only:
                 raise DownloadError(self._not_on_disk_text(name))
             folder = self._safe_target(f"{SPEAKERS_DIR}/{name}")

@@ -6,6 +6,7 @@ dictionary) and the voices loaded so far. Its calls block on ONNX Runtime.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -100,7 +101,9 @@ class Engine:
         self.frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
         self.user_dictionary = UserDictionary(user_dictionary) if user_dictionary else None
         self.refresh_user_dictionary()
-        self.bert = BertEncoder(layout.bert_model(bert_root), self.settings, cache_dir)
+        self.bert = BertEncoder(
+            layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
+        )
         self._voices: dict[Path, Voice] = {}
         self._load_lock = threading.Lock()
         release_freed_heap()
@@ -129,7 +132,7 @@ class Engine:
             started = time.monotonic()
             voice.gain = cached_number(
                 self.cache_dir,
-                [voice.directory / layout.SYNTHESIZER_FILE, self.bert.path],
+                [layout.synthesizer_file(voice.directory), self.bert.path],
                 "gain",
                 lambda: self._calibrate(voice),
             )
@@ -268,6 +271,9 @@ class Engine:
         return self.bert.features(self.frontend.token_ids(phonemes.bert_text), phonemes.word2ph)
 
     def _calibrate(self, voice: Voice) -> float:
-        rendered = list(self.render(voice, CALIBRATION_TEXT, _CALIBRATION_PARAMS))
+        params = dataclasses.replace(
+            _CALIBRATION_PARAMS, speaker_id=voice.config.default_speaker_id
+        )
+        rendered = list(self.render(voice, CALIBRATION_TEXT, params))
         samples = np.concatenate([s.audio for s in rendered]) if rendered else np.zeros(0)
         return pcm.calibration_gain(samples, voice.sample_rate)

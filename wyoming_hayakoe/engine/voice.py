@@ -17,7 +17,7 @@ from ..voices.layout import (
     CONFIG_FILE,
     DURATION_PREDICTOR_FILE,
     STYLE_VECTORS_FILE,
-    SYNTHESIZER_FILE,
+    synthesizer_file,
 )
 from .decoder import Decoder
 
@@ -85,7 +85,7 @@ class Voice:
                 f"{vectors_path}: expected float [{rows}, 256] style vectors, got "
                 f"{vectors.dtype} {list(vectors.shape)}"
             )
-        synth_path = directory / SYNTHESIZER_FILE
+        synth_path = synthesizer_file(directory)
         synthesizer, decoder = _open_synthesizer(synth_path, config, settings, cache_dir)
         dp_path = directory / DURATION_PREDICTOR_FILE
         duration_predictor = None

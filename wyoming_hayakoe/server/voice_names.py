@@ -84,6 +84,11 @@ def request_params(defaults: SynthesisParams, voice: Voice, wanted: str | None) 
     """The parameters of one request: ``wanted`` names a style or a speaker of ``voice``."""
     # The configured style where the voice has it, else the voice's own default.
     default_style = defaults.style if defaults.style in voice.styles else voice.styles[0]
+    # Speaker ids are spk2id's values: the configured id where the voice has it.
+    speaker_id = defaults.speaker_id
+    if speaker_id not in voice.config.speakers.values():
+        speaker_id = voice.config.default_speaker_id
+    defaults = dataclasses.replace(defaults, speaker_id=speaker_id)
     if wanted is None:
         return dataclasses.replace(defaults, style=default_style)
     by_lower = {style.lower(): style for style in voice.styles}

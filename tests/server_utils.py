@@ -180,6 +180,18 @@ async def synthesize(
     return await read_until(client, ends_audio)
 
 
+async def synthesize_refused(
+    server: ServerProcess, text: str, voice: str | None = None, speaker: str | None = None
+) -> Response:
+    """A request the server answers with an error, on its own connection: the error is the
+    last thing sent, then the connection ends (clients that wait for audio see that)."""
+    async with server.client() as client:
+        response = await synthesize(client, text, voice, speaker)
+        assert response.types == ["error"], response.types
+        assert await client.read_event() is None, "the connection goes on after the error"
+    return response
+
+
 async def first_event(client: AsyncTcpClient, type_name: str, timeout: float = 60) -> Event:
     """Skip events until one of ``type_name`` arrives."""
 

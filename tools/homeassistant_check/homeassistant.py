@@ -44,6 +44,10 @@ logger:
 """
 
 
+# Logged when integrations it always loads failed (e.g. a requirement is missing).
+RECOVERY_MODE = "Activating recovery mode"
+
+
 class CheckFailed(Exception):
     pass
 
@@ -94,6 +98,8 @@ class HomeAssistant:
         while time.monotonic() - started < timeout:
             if self.process is not None and self.process.poll() is not None:
                 raise CheckFailed(f"hass exited with {self.process.returncode}")
+            if RECOVERY_MODE in self.log_tail(10_000):
+                raise CheckFailed("Home Assistant started in recovery mode (see its log)")
             try:
                 async with self.session.get(f"{self.base}/api/onboarding") as response:
                     if response.status == 200:

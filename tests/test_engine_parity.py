@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference_oracle import own_reference_tokenizer
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
@@ -47,15 +48,13 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory):
     from hayakoe import TTS
-    from hayakoe.nlp import bert_models
 
-    # The reference keeps its tokenizer in a process-wide global: make it the tiny voice's
-    # for this module, and leave it unset for the tests that want the real one.
-    bert_models.unload_tokenizer()
-    cache = tmp_path_factory.mktemp("hayakoe-cache")
-    tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
-    yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
-    bert_models.unload_tokenizer()
+    # The reference keeps its tokenizer in a process-wide global: the tiny voice's for this
+    # module, then back to what the other tests loaded.
+    with own_reference_tokenizer():
+        cache = tmp_path_factory.mktemp("hayakoe-cache")
+        tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
+        yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
 
 
 def _params(style: str = "Neutral", weight: float = 1.0, speed: float = 1.0) -> SynthesisParams:

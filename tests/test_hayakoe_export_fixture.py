@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from reference_oracle import own_reference_tokenizer
 
 from tools.server_process import start_server
 from tools.wyoming_requests import synthesize
@@ -97,12 +98,11 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def reference(tmp_path_factory: pytest.TempPathFactory):
     pytest.importorskip("hayakoe", reason="hayakoe (oracle) missing")
     from hayakoe import TTS
-    from hayakoe.nlp import bert_models
 
-    bert_models.unload_tokenizer()  # a process-wide global: this voice's, then unset again
-    tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=tmp_path_factory.mktemp("hk"))
-    yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
-    bert_models.unload_tokenizer()
+    with own_reference_tokenizer():  # a process-wide global: this voice's, then back
+        cache = tmp_path_factory.mktemp("hk")
+        tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
+        yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
 
 
 @pytest.mark.parametrize("text", TEXTS)

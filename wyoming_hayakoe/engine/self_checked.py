@@ -1,0 +1,156 @@
+"""A voice's prepared models, used only once they have proven to speak like the published file.
+
+Opens the split synthesizer (see runtime/model_cache), derives the decoder's context from its
+graph, and runs the self-check (runtime/self_check) the first time; its result is cached beside
+the prepared models, so later starts only read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from ..runtime import model_io
+from ..runtime.graph_context import GraphContextError, decoder_reach
+from ..runtime.model_cache import (
+    SplitSynthesizer,
+    derived_file,
+    exported_front,
+    split_synthesizer,
+    write_atomically,
+)
+from ..runtime.self_check import (
+    CHECK_VERSION,
+    PreparedPath,
+    SelfCheckResult,
+    calibration_feeds,
+    read_result,
+    report,
+    run_self_check,
+)
+from ..runtime.sessions import RuntimeSettings
+from ..voices.config import VoiceConfig
+from . import decoder as decoder_module
+from .decoder import Decoder
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CheckedModels:
+    """The self-check's verdict, with the prepared sessions when it passed."""
+
+    result: SelfCheckResult
+    front: ort.InferenceSession | None = None
+    decoder: Decoder | None = None
+
+
+def open_checked(
+    path: Path,
+    name: str,
+    config: VoiceConfig,
+    style_vectors: np.ndarray,
+    settings: RuntimeSettings,
+    cache_dir: Path,
+) -> CheckedModels:
+    """Prepare (once) and open the split synthesizer of ``path``; no sessions if it failed."""
+    split = split_synthesizer(path, cache_dir)
+    entry = derived_file(cache_dir, path, "self-check", CHECK_VERSION, _decoding_code())
+    record_path = entry.with_name(entry.name + ".json")
+    result = read_result(record_path)
+    if result is not None and not result.passed:
+        report(result)
+        return CheckedModels(result)
+    front = settings.open(split.front, "Synthesizer front", cache_dir)
+    model_io.check_front(front, split.front, split.latent, split.condition)
+    session = settings.open(split.decoder, "Synthesizer decoder", cache_dir)
+    model_io.check_decoder(session, split.decoder, split.latent, split.condition)
+    configured = config.decoder_shape.context_frames()
+    if result is None:
+        context = _graph_context(split, configured, name)
+    else:
+        context = result.context_frames
+        _warn_if_config_differs(name, context, configured)
+    decoder = Decoder(session, split.latent, split.condition, context)
+    if result is None:
+        started = time.monotonic()
+        prepared = PreparedPath(
+            front,
+            lambda latent, condition, early: decoder.windows(latent, condition, early),
+            split.latent,
+            split.condition,
+            split.band_layers,
+            context,
+        )
+        result = _run(path, name, config, style_vectors, settings, split, prepared)
+        write_atomically(record_path, result.to_json())
+        _LOGGER.debug("Self-check of %s took %.2f s", name, time.monotonic() - started)
+    report(result)
+    if not result.passed:
+        return CheckedModels(result)
+    return CheckedModels(result, front, decoder)
+
+
+def _run(
+    path: Path,
+    name: str,
+    config: VoiceConfig,
+    style_vectors: np.ndarray,
+    settings: RuntimeSettings,
+    split: SplitSynthesizer,
+    prepared: PreparedPath,
+) -> SelfCheckResult:
+    whole = settings.open(path, "Synthesizer")  # as published: no optimized copy is made
+    model_io.check_synthesizer(whole, path)
+    before_band = None
+    if split.band_layers:
+        options = settings.session_options()
+        before_band = ort.InferenceSession(
+            exported_front(path), options, providers=["CPUExecutionProvider"]
+        )
+    speaker = min(config.speakers.values(), default=0)
+    feeds = calibration_feeds(style_vectors[0], speaker)
+    return run_self_check(name, whole, before_band, prepared, feeds, config.sample_rate)
+
+
+def _graph_context(split: SplitSynthesizer, configured: int, name: str) -> int:
+    """Context frames from the decoder graph; config.json's value if the graph has none."""
+    import onnx
+
+    try:
+        reach = decoder_reach(onnx.load(str(split.decoder)), split.latent)
+    except GraphContextError as err:
+        _LOGGER.warning(
+            "Voice %s: cannot read the decoder's receptive field from its graph (%s); "
+            "using %d frames of context from config.json",
+            name,
+            err,
+            configured,
+        )
+        return configured
+    _warn_if_config_differs(name, reach.frames, configured)
+    return reach.frames
+
+
+def _warn_if_config_differs(name: str, graph: int, configured: int) -> None:
+    if graph != configured:
+        _LOGGER.warning(
+            "Voice %s: its decoder graph reaches %d latent frames either side, config.json "
+            "describes %d; decoding windows with the graph's %d",
+            name,
+            graph,
+            configured,
+            graph,
+        )
+
+
+def _decoding_code() -> str:
+    """A digest of the windowing code: a change to it redoes the check."""
+    source = Path(decoder_module.__file__).read_bytes()
+    return hashlib.sha256(source).hexdigest()[:12]

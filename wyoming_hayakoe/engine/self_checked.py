@@ -61,8 +61,7 @@ def open_checked(
 ) -> CheckedModels:
     """Prepare (once) and open the split synthesizer of ``path``; no sessions if it failed."""
     split = split_synthesizer(path, cache_dir)
-    entry = derived_file(cache_dir, path, "self-check", CHECK_VERSION, _decoding_code())
-    record_path = entry.with_name(entry.name + ".json")
+    record_path = result_file(path, cache_dir)
     result = read_result(record_path)
     if result is not None and not result.passed:
         report(result)
@@ -95,6 +94,12 @@ def open_checked(
     if not result.passed:
         return CheckedModels(result)
     return CheckedModels(result, front, decoder)
+
+
+def result_file(path: Path, cache_dir: Path) -> Path:
+    """Where the self-check result of the synthesizer ``path`` is kept."""
+    entry = derived_file(cache_dir, path, "self-check", CHECK_VERSION, _decoding_code())
+    return entry.with_name(entry.name + ".json")
 
 
 def _run(

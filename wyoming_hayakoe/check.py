@@ -111,8 +111,9 @@ def _describe(voice: Voice) -> list[str]:
     else:
         failed = result.failed_step
         lines.append(
-            f"FAILED at step '{failed.step if failed else 'overall'}': the prepared models are discarded and the voice is "
-            "served by its whole synthesizer (sound starts when a sentence is finished)."
+            f"FAILED at step '{failed.step if failed else 'overall'}': the prepared models "
+            "are discarded and the voice is served by its whole synthesizer (sound starts "
+            "when a sentence is finished)."
         )
     return lines
 

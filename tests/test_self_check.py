@@ -18,8 +18,7 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine import self_checked
+from wyoming_hayakoe.engine import Engine, SynthesisParams, self_checked
 from wyoming_hayakoe.engine.engine import CALIBRATION_TEXT
 from wyoming_hayakoe.engine.voice import Voice
 from wyoming_hayakoe.runtime import self_check
@@ -33,6 +32,22 @@ TINY = ROOT / "onnx" / "speakers" / "tiny"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 LONG_SENTENCE = "明日の朝は七時に起きて、駅前のパン屋さんで朝ご飯を買ってから会社に行きます。"
 SETTINGS = RuntimeSettings.create(1)
+
+
+@pytest.fixture(scope="module")
+def tiny_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache holding the tiny voice's prepared models and self-check result."""
+    cache = tmp_path_factory.mktemp("tiny-cache")
+    Voice.load(TINY, SETTINGS, cache_dir=cache)
+    return cache
+
+
+@pytest.fixture(scope="module")
+def dc_blocked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny voice with a DC blocker on its output (its cache: data/cache)."""
+    speaker = _copy_voice(tmp_path_factory.mktemp("dc"), "dc-blocked")
+    _add_dc_blocker(speaker / "synthesizer.onnx")
+    return speaker
 
 
 def _copy_voice(tmp_path: Path, name: str) -> Path:
@@ -92,10 +107,10 @@ def test_calibration_phonemes_are_the_front_ends() -> None:
 
 
 def test_tiny_voice_passes_and_serves_the_prepared_path(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tiny_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    voice = Voice.load(TINY, SETTINGS, cache_dir=tmp_path)
+    voice = Voice.load(TINY, SETTINGS, cache_dir=tiny_cache)
     result = voice.self_check
     assert result is not None and result.passed, result
     assert voice.decoder is not None, "the prepared path must be in use"
@@ -107,12 +122,12 @@ def test_tiny_voice_passes_and_serves_the_prepared_path(
     assert result.audio_seconds > 1 and result.peak > 0.01
     assert not _self_check_warnings(caplog)
     assert any("passed its self-check" in r.getMessage() for r in caplog.records)
-    (record,) = tmp_path.glob("self-check-*.json")
+    (record,) = tiny_cache.glob("self-check-*.json")
     assert self_check.read_result(record) == result
 
 
 def test_the_result_is_cached_with_the_prepared_models(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
     real = self_checked.run_self_check
@@ -122,22 +137,24 @@ def test_the_result_is_cached_with_the_prepared_models(
         return real(voice, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(self_checked, "run_self_check", counting)
-    first = Voice.load(TINY, SETTINGS, cache_dir=tmp_path)
-    (record,) = tmp_path.glob("self-check-*.json")
+    (record,) = tiny_cache.glob("self-check-*.json")
     written = record.stat().st_mtime_ns
-    second = Voice.load(TINY, SETTINGS, cache_dir=tmp_path)
-    assert calls == ["tiny"], "a second start must read the result, not check again"
-    assert second.self_check == first.self_check
-    assert second.decoder is not None and second.decoder.context == 13
+    again = Voice.load(TINY, SETTINGS, cache_dir=tiny_cache)
+    assert calls == [], "a second start must read the result, not check again"
+    assert again.self_check == self_check.read_result(record)
+    assert again.decoder is not None and again.decoder.context == 13
     assert record.stat().st_mtime_ns == written
+
+    record.unlink()  # without its record the check runs again
+    assert Voice.load(TINY, SETTINGS, cache_dir=tiny_cache).self_check == again.self_check
+    assert calls == ["tiny"]
 
 
 def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    dc_blocked: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    speaker = _copy_voice(tmp_path, "dc-blocked")
-    _add_dc_blocker(speaker / "synthesizer.onnx")
-    cache = tmp_path / "cache"
+    speaker = dc_blocked
+    cache = speaker.parents[2] / "cache"
     caplog.set_level(logging.INFO)
     engine = Engine(ROOT, threads=1, cache_dir=cache)
     voice = engine.load_voice(speaker)
@@ -203,8 +220,9 @@ def _check_command(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_check_command_prints_what_the_tiny_voice_uses(tmp_path: Path) -> None:
-    done = _check_command("--data-dir", str(ROOT), "--voice", "tiny", "--cache-dir", str(tmp_path))
+def test_check_command_prints_what_the_tiny_voice_uses(tiny_cache: Path) -> None:
+    args = ("--data-dir", str(ROOT), "--voice", "tiny", "--cache-dir", str(tiny_cache))
+    done = _check_command(*args, "--again")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "attention layers on their band" in out
@@ -215,10 +233,8 @@ def test_check_command_prints_what_the_tiny_voice_uses(tmp_path: Path) -> None:
     assert "Passed: requests use the prepared models." in out
 
 
-def test_check_command_reports_a_fallback(tmp_path: Path) -> None:
-    speaker = _copy_voice(tmp_path, "dc-blocked")
-    _add_dc_blocker(speaker / "synthesizer.onnx")
-    data = str(speaker.parents[2])
+def test_check_command_reports_a_fallback(dc_blocked: Path) -> None:
+    data = str(dc_blocked.parents[2])
     done = _check_command("--data-dir", data, "--voice", "dc-blocked", "--debug")
     assert done.returncode == 0, done.stderr
     assert "FAILED at step 'windows'" in done.stdout

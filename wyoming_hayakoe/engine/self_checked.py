@@ -30,9 +30,11 @@ from ..runtime.self_check import (
     PreparedPath,
     SelfCheckResult,
     calibration_feeds,
+    front_outputs,
     read_result,
     report,
     run_self_check,
+    whole_audio,
 )
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import VoiceConfig
@@ -111,17 +113,21 @@ def _run(
     split: SplitSynthesizer,
     prepared: PreparedPath,
 ) -> SelfCheckResult:
-    whole = settings.open(path, "Synthesizer")  # as published: no optimized copy is made
-    model_io.check_synthesizer(whole, path)
-    before_band = None
-    if split.band_layers:
-        options = settings.session_options()
-        before_band = ort.InferenceSession(
-            exported_front(path), options, providers=["CPUExecutionProvider"]
-        )
     speaker = min(config.speakers.values(), default=0)
     feeds = calibration_feeds(style_vectors[0], speaker)
-    return run_self_check(name, whole, before_band, prepared, feeds, config.sample_rate)
+    # One model at a time: the whole graph and the exported front are large.
+    whole = settings.open(path, "Synthesizer")  # as published: no optimized copy is made
+    model_io.check_synthesizer(whole, path)
+    reference = whole_audio(whole, feeds)
+    del whole
+    exported = None
+    if split.band_layers:
+        front = ort.InferenceSession(
+            exported_front(path), settings.session_options(), providers=["CPUExecutionProvider"]
+        )
+        exported = front_outputs(front, feeds, split.latent, split.condition)
+        del front
+    return run_self_check(name, reference, exported, prepared, feeds, config.sample_rate)
 
 
 def _graph_context(split: SplitSynthesizer, configured: int, name: str) -> int:

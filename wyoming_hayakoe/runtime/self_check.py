@@ -179,40 +179,46 @@ class PreparedPath:
     context_frames: int
 
 
+def whole_audio(session: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    """Output 0 of the whole synthesizer on ``feeds``, flattened."""
+    names = {i.name for i in session.get_inputs()}
+    inputs = {k: v for k, v in feeds.items() if k in names}
+    audio: np.ndarray = session.run([session.get_outputs()[0].name], inputs)[0]
+    return audio.reshape(-1)
+
+
+def front_outputs(
+    session: ort.InferenceSession, feeds: dict[str, np.ndarray], latent: str, condition: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The latent and the speaker conditioning a front computes from ``feeds``."""
+    names = {i.name for i in session.get_inputs()}
+    outputs = session.run([latent, condition], {k: v for k, v in feeds.items() if k in names})
+    return outputs[0], outputs[1]
+
+
 def run_self_check(
     voice: str,
-    whole: ort.InferenceSession,
-    exported_front: ort.InferenceSession | None,
+    reference: np.ndarray,
+    exported: tuple[np.ndarray, np.ndarray] | None,
     prepared: PreparedPath,
     feeds: dict[str, np.ndarray],
     sample_rate: int,
 ) -> SelfCheckResult:
-    """Compare the whole graph with the prepared path step by step on ``feeds``.
+    """Compare the whole graph's audio ``reference`` with the prepared path step by step.
 
-    ``exported_front`` is the front before the band rewrite; None when nothing was rewritten
-    (the served front is the exported one).
+    ``exported``: latent and conditioning of the front before the band rewrite; None when
+    nothing was rewritten (the served front is the exported one). Both are computed by the
+    caller, so that the whole graph and that front need not be in memory together.
     """
-    whole_feeds = {i.name: feeds[i.name] for i in whole.get_inputs()}
-    reference = whole.run([whole.get_outputs()[0].name], whole_feeds)[0].reshape(-1)
     peak = float(np.max(np.abs(reference))) if reference.size else 0.0
-
-    def front_latent(front: ort.InferenceSession) -> tuple[np.ndarray, np.ndarray]:
-        names = {i.name for i in front.get_inputs()}
-        latent, condition = front.run(
-            [prepared.latent, prepared.condition], {k: v for k, v in feeds.items() if k in names}
-        )
-        return latent, condition
 
     def decoded(latent: np.ndarray, condition: np.ndarray, windows: bool) -> list[np.ndarray]:
         return [np.asarray(p).reshape(-1) for p in prepared.decode(latent, condition, windows)]
 
-    latent, condition = front_latent(prepared.front)
+    latent, condition = front_outputs(prepared.front, feeds, prepared.latent, prepared.condition)
     band_whole = np.concatenate(decoded(latent, condition, False))
     pieces = decoded(latent, condition, True)
-    if exported_front is not None:
-        split_whole = np.concatenate(decoded(*front_latent(exported_front), False))
-    else:
-        split_whole = band_whole
+    split_whole = band_whole if exported is None else np.concatenate(decoded(*exported, False))
     windowed = np.concatenate(pieces)
     per_frame = max(1, len(band_whole) // max(1, latent.shape[2]))
     steps = (

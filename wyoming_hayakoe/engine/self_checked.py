@@ -65,37 +65,59 @@ def open_checked(
     split = split_synthesizer(path, cache_dir)
     record_path = result_file(path, cache_dir)
     result = read_result(record_path)
-    if result is not None and not result.passed:
-        report(result)
+    if result is None:
+        result, halves = _check_first_time(
+            path, name, config, style_vectors, settings, split, cache_dir
+        )
+        write_atomically(record_path, result.to_json())
+    else:
+        _warn_if_config_differs(name, result.context_frames, config.decoder_shape.context_frames())
+        halves = None
+    report(result)
+    if not result.passed:
         return CheckedModels(result)
+    front, decoder = halves or _open_halves(split, settings, cache_dir, result.context_frames)
+    return CheckedModels(result, front, decoder)
+
+
+def _check_first_time(
+    path: Path,
+    name: str,
+    config: VoiceConfig,
+    style_vectors: np.ndarray,
+    settings: RuntimeSettings,
+    split: SplitSynthesizer,
+    cache_dir: Path,
+) -> tuple[SelfCheckResult, tuple[ort.InferenceSession, Decoder]]:
+    started = time.monotonic()
+    speaker = min(config.speakers.values(), default=0)
+    # Before the halves are opened: one large model in memory at a time.
+    reference = _published_outputs(path, split, settings, style_vectors[0], speaker)
+    context = _graph_context(split, config.decoder_shape.context_frames(), name)
+    front, decoder = _open_halves(split, settings, cache_dir, context)
+    prepared = PreparedPath(
+        front,
+        lambda latent, condition, early: decoder.windows(latent, condition, early),
+        split.latent,
+        split.condition,
+        split.band_layers,
+        context,
+    )
+    result = run_self_check(
+        name, reference.audio, reference.exported, prepared, reference.feeds, config.sample_rate
+    )
+    _LOGGER.debug("Self-check of %s took %.2f s", name, time.monotonic() - started)
+    return result, (front, decoder)
+
+
+def _open_halves(
+    split: SplitSynthesizer, settings: RuntimeSettings, cache_dir: Path, context: int
+) -> tuple[ort.InferenceSession, Decoder]:
     front = settings.open(split.front, "Synthesizer front", cache_dir)
     model_io.check_front(front, split.front, split.latent, split.condition)
     session = settings.open(split.decoder, "Synthesizer decoder", cache_dir)
     model_io.check_decoder(session, split.decoder, split.latent, split.condition)
-    configured = config.decoder_shape.context_frames()
-    if result is None:
-        context = _graph_context(split, configured, name)
-    else:
-        context = result.context_frames
-        _warn_if_config_differs(name, context, configured)
-    decoder = Decoder(session, split.latent, split.condition, context)
-    if result is None:
-        started = time.monotonic()
-        prepared = PreparedPath(
-            front,
-            lambda latent, condition, early: decoder.windows(latent, condition, early),
-            split.latent,
-            split.condition,
-            split.band_layers,
-            context,
-        )
-        result = _run(path, name, config, style_vectors, settings, split, prepared)
-        write_atomically(record_path, result.to_json())
-        _LOGGER.debug("Self-check of %s took %.2f s", name, time.monotonic() - started)
-    report(result)
-    if not result.passed:
-        return CheckedModels(result)
-    return CheckedModels(result, front, decoder)
+    return front, Decoder(session, split.latent, split.condition, context)
 
 
 def result_file(path: Path, cache_dir: Path) -> Path:
@@ -104,21 +126,26 @@ def result_file(path: Path, cache_dir: Path) -> Path:
     return entry.with_name(entry.name + ".json")
 
 
-def _run(
+@dataclass(frozen=True)
+class _Reference:
+    feeds: dict[str, np.ndarray]
+    audio: np.ndarray
+    """The published synthesizer's audio of the calibration sentence."""
+    exported: tuple[np.ndarray, np.ndarray] | None
+    """Latent and conditioning of the front before the band rewrite (None: not rewritten)."""
+
+
+def _published_outputs(
     path: Path,
-    name: str,
-    config: VoiceConfig,
-    style_vectors: np.ndarray,
-    settings: RuntimeSettings,
     split: SplitSynthesizer,
-    prepared: PreparedPath,
-) -> SelfCheckResult:
-    speaker = min(config.speakers.values(), default=0)
-    feeds = calibration_feeds(style_vectors[0], speaker)
-    # One model at a time: the whole graph and the exported front are large.
+    settings: RuntimeSettings,
+    style_vector: np.ndarray,
+    speaker: int,
+) -> _Reference:
+    feeds = calibration_feeds(style_vector, speaker)
     whole = settings.open(path, "Synthesizer")  # as published: no optimized copy is made
     model_io.check_synthesizer(whole, path)
-    reference = whole_audio(whole, feeds)
+    audio = whole_audio(whole, feeds)
     del whole
     exported = None
     if split.band_layers:
@@ -126,8 +153,7 @@ def _run(
             exported_front(path), settings.session_options(), providers=["CPUExecutionProvider"]
         )
         exported = front_outputs(front, feeds, split.latent, split.condition)
-        del front
-    return run_self_check(name, reference, exported, prepared, feeds, config.sample_rate)
+    return _Reference(feeds, audio, exported)
 
 
 def _graph_context(split: SplitSynthesizer, configured: int, name: str) -> int:

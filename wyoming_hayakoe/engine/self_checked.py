@@ -22,6 +22,7 @@ from ..runtime.model_cache import (
     SplitSynthesizer,
     derived_file,
     exported_front,
+    release_freed_heap,
     split_synthesizer,
     write_atomically,
 )
@@ -147,12 +148,15 @@ def _published_outputs(
     model_io.check_synthesizer(whole, path)
     audio = whole_audio(whole, feeds)
     del whole
+    release_freed_heap()
     exported = None
     if split.band_layers:
         front = ort.InferenceSession(
             exported_front(path), settings.session_options(), providers=["CPUExecutionProvider"]
         )
         exported = front_outputs(front, feeds, split.latent, split.condition)
+        del front
+        release_freed_heap()
     return _Reference(feeds, audio, exported)
 
 

@@ -246,3 +246,34 @@ def test_check_command_fails_on_a_missing_voice(tmp_path: Path) -> None:
     done = _check_command("--data-dir", str(tmp_path), "--voice", "nobody")
     assert done.returncode == 1
     assert "no voice 'nobody'" in done.stderr
+
+
+BROKEN_FIXTURE = REPO / "tests" / "fixtures" / "tiny-broken" / "onnx" / "speakers" / "tiny-broken"
+
+
+@pytest.mark.skipif(not BROKEN_FIXTURE.is_dir(), reason="the tiny-broken fixture is absent")
+def test_the_committed_broken_fixture_falls_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    voice = Voice.load(BROKEN_FIXTURE, SETTINGS, cache_dir=tmp_path)
+    assert voice.decoder is None and voice.self_check is not None
+    (warning,) = _self_check_warnings(caplog)
+    assert "tiny-broken" in warning and "step 'windows'" in warning
+
+
+def test_a_band_rewrite_that_changes_the_front_falls_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fixture generator's band variant: relative-key logits scaled on longer texts only,
+    which the band rewrite's own probe does not see."""
+    broken = pytest.importorskip("tools.synthetic_voice.broken")
+    if not hasattr(broken, "gate_relative_keys"):
+        pytest.skip("this fixture generator has no band variant")
+    speaker = tmp_path / "data" / "onnx" / "speakers" / "tiny-broken-band"
+    broken.make_broken_speaker(TINY, speaker, "tiny-broken-band", "band")
+    caplog.set_level(logging.WARNING)
+    voice = Voice.load(speaker, SETTINGS, cache_dir=tmp_path / "cache")
+    assert voice.decoder is None and voice.self_check is not None
+    (warning,) = _self_check_warnings(caplog)
+    assert "step 'band attention'" in warning

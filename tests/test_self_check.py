@@ -7,6 +7,7 @@ only (the split or the band rewrite no longer computes what the published file d
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from wyoming_hayakoe.runtime import self_check
 from wyoming_hayakoe.runtime.model_cache import split_synthesizer
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 from wyoming_hayakoe.text.frontend import TextFrontend
+from wyoming_hayakoe.voices.config import VoiceConfig
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "tests" / "fixtures" / "tiny-voice"
@@ -277,3 +279,20 @@ def test_a_band_rewrite_that_changes_the_front_falls_back(
     assert voice.decoder is None and voice.self_check is not None
     (warning,) = _self_check_warnings(caplog)
     assert "step 'band attention'" in warning
+
+
+def test_the_decoder_graph_decides_the_context_over_config_json(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    speaker = _copy_voice(tmp_path, "misdescribed")
+    config_path = speaker / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config["model"]["resblock_dilation_sizes"] = [[1, 3, 9]] * 3  # the graph has 1, 3, 5
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    assert VoiceConfig.read(config_path).decoder_shape.context_frames() != 13
+    caplog.set_level(logging.WARNING)
+    voice = Voice.load(speaker, SETTINGS, cache_dir=tmp_path / "cache")
+    assert voice.decoder is not None and voice.decoder.context == 13
+    assert voice.self_check is not None and voice.self_check.passed
+    (warning,) = [r.getMessage() for r in caplog.records if "config.json" in r.getMessage()]
+    assert "misdescribed" in warning and "reaches 13 latent frames" in warning

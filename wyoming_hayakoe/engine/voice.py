@@ -10,8 +10,10 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError, UnknownStyleError
-from ..runtime.model_cache import split_synthesizer, writable
-from ..runtime.sessions import RuntimeSettings, require_io
+from ..runtime import model_io
+from ..runtime.model_cache import writable
+from ..runtime.self_check import SelfCheckResult
+from ..runtime.sessions import RuntimeSettings
 from ..voices.config import VoiceConfig
 from ..voices.layout import (
     CONFIG_FILE,
@@ -20,12 +22,9 @@ from ..voices.layout import (
     synthesizer_file,
 )
 from .decoder import Decoder
+from .self_checked import open_checked
 
 _LOGGER = logging.getLogger(__name__)
-
-
-_MODEL_INPUTS = {"x", "x_lengths", "sid", "tone", "language", "bert", "style_vec"}
-_CONTROL_INPUTS = {"length_scale", "noise_scale_w", "sdp_ratio"}
 
 
 @dataclass
@@ -43,6 +42,8 @@ class Voice:
     duration_predictor: ort.InferenceSession | None
     gain: float | None = None
     """Loudness gain, measured once on a calibration sentence (see Engine.gain)."""
+    self_check: SelfCheckResult | None = None
+    """How the prepared models compared with the published synthesizer (None: not prepared)."""
 
     @property
     def sample_rate(self) -> int:
@@ -85,23 +86,27 @@ class Voice:
                 f"{vectors_path}: expected float [{rows}, 256] style vectors, got "
                 f"{vectors.dtype} {list(vectors.shape)}"
             )
+        name = name or directory.name
         synth_path = synthesizer_file(directory)
-        synthesizer, decoder = _open_synthesizer(synth_path, config, settings, cache_dir)
+        synthesizer, decoder, check = _open_synthesizer(
+            synth_path, name, config, vectors, settings, cache_dir
+        )
         dp_path = directory / DURATION_PREDICTOR_FILE
         duration_predictor = None
         if dp_path.exists():
             duration_predictor = settings.open(dp_path, "Duration predictor", cache_dir)
-            require_io(duration_predictor, dp_path, "Duration predictor", _MODEL_INPUTS, 1)
+            model_io.check_duration_predictor(duration_predictor, dp_path)
         else:
             _LOGGER.info("%s has no %s: pauses fall back to 80 ms", directory, dp_path.name)
         voice = cls(
-            name=name or directory.name,
+            name=name,
             directory=directory,
             config=config,
             style_vectors=vectors.astype(np.float32),
             synthesizer=synthesizer,
             decoder=decoder,
             duration_predictor=duration_predictor,
+            self_check=check,
         )
         _LOGGER.info("Loaded voice %s (styles: %s)", voice.name, ", ".join(voice.styles))
         return voice
@@ -125,20 +130,26 @@ class Voice:
 
 
 def _open_synthesizer(
-    path: Path, config: VoiceConfig, settings: RuntimeSettings, cache_dir: Path | None
-) -> tuple[ort.InferenceSession, Decoder | None]:
-    """The split synthesizer (front, decoder) if it can be prepared, else the whole one."""
+    path: Path,
+    name: str,
+    config: VoiceConfig,
+    style_vectors: np.ndarray,
+    settings: RuntimeSettings,
+    cache_dir: Path | None,
+) -> tuple[ort.InferenceSession, Decoder | None, SelfCheckResult | None]:
+    """The split synthesizer (front, decoder) if it is prepared and passes its self-check,
+    else the whole one."""
+    check = None
     if cache_dir is not None and path.is_file() and writable(cache_dir):
         try:
-            split = split_synthesizer(path, cache_dir)
-            front = settings.open(split.front, "Synthesizer front", cache_dir)
-            decoder = settings.open(split.decoder, "Synthesizer decoder", cache_dir)
-            context = config.decoder_shape.context_frames()
-            return front, Decoder(decoder, split.latent, split.condition, context)
+            checked = open_checked(path, name, config, style_vectors, settings, cache_dir)
+            check = checked.result
+            if checked.front is not None:
+                return checked.front, checked.decoder, check
         except Exception as err:  # any export we cannot split still works whole
             _LOGGER.warning(
                 "Cannot split %s for streaming inside sentences (%s): using it whole", path, err
             )
     synthesizer = settings.open(path, "Synthesizer", cache_dir)
-    require_io(synthesizer, path, "Synthesizer", _MODEL_INPUTS | _CONTROL_INPUTS, 1)
-    return synthesizer, None
+    model_io.check_synthesizer(synthesizer, path)
+    return synthesizer, None, check

@@ -103,6 +103,11 @@ class VoiceConfig:
             raise ModelFileError(
                 f"Voice config is not valid JSON: {path} ({err}). Download the voice again."
             ) from err
+        return cls.from_raw(raw, path)
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any], path: Path) -> VoiceConfig:
+        """The config from parsed ``config.json`` contents; ``path`` names where they came from."""
         data = raw.get("data") or {}
         version = str(raw.get("version", ""))
         if not version.endswith("JP-Extra"):

@@ -21,8 +21,10 @@ from .catalog import (
     load_catalog,
     validate_voice_name,
 )
+from .discovery import discover
 from .download import DownloadOptions, download_file, repo_file_url, resolve_endpoint
 from .layout import BERT_MODEL_PATH, REQUIRED_VOICE_FILES, SPEAKERS_DIR, TOKENIZER_VOCAB_PATH
+from .sources import VoiceSource, hayakoe_source
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8
@@ -94,6 +96,23 @@ class VoiceStore:
                     found[name] = folder
         return found
 
+    def sources(self) -> dict[str, VoiceSource]:
+        """Name -> source of every installed voice: HayaKoe folders, AIVMX files and SBV2
+        exports (see discovery.py); a name already taken keeps its first owner."""
+        found = {name: hayakoe_source(name, folder) for name, folder in self.installed().items()}
+        for root in self._data_dirs:
+            for source in discover(root):
+                owner = found.setdefault(source.name, source)
+                if owner is not source and owner.path != source.path:
+                    _LOGGER.debug("Voice name %s of %s is taken by %s", source.name,
+                                  source.path, owner.path)  # fmt: skip
+        return found
+
+    def ensure_source(self, name: str) -> VoiceSource:
+        """The installed voice ``name``, downloading a catalog voice if it is not on disk."""
+        source = self.sources().get(name)
+        return source if source is not None else hayakoe_source(name, self.ensure_voice(name))
+
     def _complete(self, root: Path, folder: Path, files: Iterable[str]) -> bool:
         paths = [folder / f for f in files]
         if not all(p.is_file() for p in paths):
@@ -129,7 +148,7 @@ class VoiceStore:
 
     def all_voice_names(self) -> list[str]:
         """Catalog voices and installed voices, sorted."""
-        return sorted(set(self._catalog) | set(self.installed()))
+        return sorted(set(self._catalog) | set(self.sources()))
 
     # --- getting what is missing -----------------------------------------------------
 

@@ -246,3 +246,18 @@ def test_without_a_ceil_node_pauses_fall_back(
         False,
         True,
     ]
+
+
+def test_a_taken_name_leaves_the_later_file_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    good_data_dir(tmp_path)
+    (tmp_path / AIVMX_FIXTURE.name).write_bytes(AIVMX_FIXTURE.read_bytes())
+    store = store_of(tmp_path)
+    with caplog.at_level(logging.WARNING, logger="wyoming_hayakoe.voices"):
+        sources = store.sources()
+        store.sources()
+    assert sources["test-voice-0"].path == tmp_path / "aivmx" / AIVMX_FIXTURE.name
+    taken = [r.getMessage() for r in caplog.records if "is taken by" in r.getMessage()]
+    assert len(taken) == 2  # one line for each of its speakers, once
+    assert all(str(tmp_path / AIVMX_FIXTURE.name) + " is left out" in line for line in taken)

@@ -25,6 +25,16 @@ _Key = tuple[str, tuple[tuple[str, int, int], ...]]
 _cache: dict[_Key, list[VoiceSource] | str] = {}
 """Sources, or the reason there are none, per version of a file or folder."""
 _cache_lock = threading.Lock()
+_warned: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """Log ``message`` as a warning the first time only: scans repeat, the news does not."""
+    with _cache_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    _LOGGER.warning("%s", message)
 
 
 def discover(root: Path) -> Iterator[VoiceSource]:

@@ -21,7 +21,7 @@ from .catalog import (
     load_catalog,
     validate_voice_name,
 )
-from .discovery import discover
+from .discovery import discover, warn_once
 from .download import DownloadOptions, download_file, repo_file_url, resolve_endpoint
 from .layout import BERT_MODEL_PATH, REQUIRED_VOICE_FILES, SPEAKERS_DIR, TOKENIZER_VOCAB_PATH
 from .sources import VoiceSource, hayakoe_source
@@ -104,8 +104,8 @@ class VoiceStore:
             for source in discover(root):
                 owner = found.setdefault(source.name, source)
                 if owner is not source and owner.path != source.path:
-                    _LOGGER.debug("Voice name %s of %s is taken by %s", source.name,
-                                  source.path, owner.path)  # fmt: skip
+                    warn_once(f"{source.path} is left out: its voice name {source.name} "
+                              f"is taken by {owner.path}")  # fmt: skip
         return found
 
     def ensure_source(self, name: str) -> VoiceSource:

@@ -38,9 +38,11 @@ _MAX_NAME = 64
 _LICENSE_SHOWN = 60
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class VoiceSource:
-    """One installed voice: where its files are and what a client is told about it."""
+    """One installed voice: where its files are and what a client is told about it.
+
+    Compared by identity: it may hold arrays."""
 
     name: str
     """The Wyoming voice name: an ASCII slug, stable across restarts."""

@@ -25,8 +25,8 @@ from anyvoice_utils import (
     sbv2_without_style_vectors,
     truncated_aivmx,
 )
-from server_utils import TINY_VOICE_ROOT
 
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.synthesizer import predict_durations, synthesizer_inputs
 from wyoming_hayakoe.errors import ModelFileError
@@ -261,3 +261,21 @@ def test_a_taken_name_leaves_the_later_file_out(
     taken = [r.getMessage() for r in caplog.records if "is taken by" in r.getMessage()]
     assert len(taken) == 2  # one line for each of its speakers, once
     assert all(str(tmp_path / AIVMX_FIXTURE.name) + " is left out" in line for line in taken)
+
+
+def test_a_hayakoe_folder_without_its_predictor_gets_one_from_the_graph(tmp_path: Path) -> None:
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    for name in ("config.json", "style_vectors.npy", "synthesizer.onnx"):
+        (folder / name).write_bytes((TINY_VOICE_DIR / name).read_bytes())
+    engine = Engine(TINY_VOICE_ROOT, threads=1)
+    cut, own = engine.load_voice(folder), engine.load_voice(TINY_VOICE_DIR)
+    assert cut.duration_predictor is not None
+    params = SynthesisParams(**ZERO_NOISE)
+    phonemes = engine.frontend.phonemize("こんにちは。元気ですか？")
+    features = engine.features(phonemes)
+    style = own.style_vector("Neutral", 1.0)
+    want = predict_durations(own, phonemes, features, style, params)
+    got = predict_durations(cut, phonemes, features, style, params)
+    assert got is not None and want is not None
+    np.testing.assert_array_equal(got, want)

@@ -24,16 +24,11 @@ from anyvoice_utils import (
     sbv2_without_style_vectors,
     truncated_aivmx,
 )
-from server_utils import (
-    TINY_VOICE_ROOT,
-    ServerProcess,
-    first_event,
-    read_until,
-    start_server,
-    synthesize,
-)
 from wyoming.info import Describe, Info, TtsVoice
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
+
+from tools.server_process import TINY_VOICE_ROOT, ServerProcess, start_server
+from tools.wyoming_requests import first_event, read_until, synthesize
 
 QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
 TEXT = "こんにちは。今日はいい天気ですね！"

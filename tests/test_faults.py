@@ -1,4 +1,4 @@
-"""Faults of the disk, the download server and the voice files (issue 6, item 2).
+"""Faults of the disk, the download server and the voice files.
 
 Each fault must give a clear error event, leave no half-written file that is later taken as
 complete, and leave the server serving the voices that are fine. File-system faults use a
@@ -17,14 +17,9 @@ from pathlib import Path
 import pytest
 from hf_server import Fault, HFTestServer, write_tiny_voice_fixture
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves
-from server_utils import (
-    TINY_VOICE_DIR,
-    TINY_VOICE_ROOT,
-    ServerProcess,
-    start_server,
-    synthesize,
-)
 
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
+from tools.wyoming_requests import synthesize
 from wyoming_hayakoe.voices.catalog import load_catalog
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR
 

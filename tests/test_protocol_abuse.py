@@ -1,4 +1,4 @@
-"""Protocol abuse against the running server over TCP (issue 6, item 1).
+"""Protocol abuse against the running server over TCP.
 
 Every test ends by asking for audio on a new connection: whatever a client sent, the server
 must go on serving, and no exception may have escaped into its log.
@@ -16,19 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from reliability_utils import (
-    MB,
-    SHORT_TEXT,
-    PeakRss,
-    assert_still_serves,
-    connected,
-    exchange,
-    header,
-)
-from server_utils import TINY_VOICE_DIR, ServerProcess, ends_audio, read_until, start_server
+from reliability_utils import MB, SHORT_TEXT, assert_still_serves, connected, exchange, header
 from wyoming.ping import Ping
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
+from tools.process_stats import PeakRss
+from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
+from tools.wyoming_requests import ends_audio, read_until
 from wyoming_hayakoe.cli import DEFAULT_MAX_TEXT_LENGTH
 
 pytestmark = pytest.mark.skipif(

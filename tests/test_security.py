@@ -1,4 +1,4 @@
-"""Nobody gets in (issue 6, item 5): names cannot lead out of the data dirs, downloads only
+"""Nobody gets in: names cannot lead out of the data dirs, downloads only
 over https, nothing in a voice folder is executed, and the documentation says plainly that the
 Wyoming protocol has no authentication and how to listen on one interface only.
 """
@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from hf_server import HFTestServer
 from reliability_utils import SHORT_TEXT, assert_still_serves
-from server_utils import (
+
+from tools.server_process import (
     REPO_ROOT,
     TINY_VOICE_DIR,
     TINY_VOICE_ROOT,
     ServerProcess,
     start_server,
-    synthesize,
 )
-
+from tools.wyoming_requests import synthesize
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR, USER_DICTIONARY_FILE
 
 pytestmark = pytest.mark.skipif(

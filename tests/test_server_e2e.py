@@ -16,20 +16,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_utils import (
-    REPO_ROOT,
-    TINY_VOICE_DIR,
-    TINY_VOICE_ROOT,
-    Response,
-    ServerProcess,
-    ends_audio,
-    first_event,
-    free_port,
-    read_until,
-    server_env,
-    start_server,
-    synthesize,
-)
 from wyoming.info import Describe, Info
 from wyoming.tts import (
     Synthesize,
@@ -39,6 +25,16 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
+from tools.server_process import (
+    REPO_ROOT,
+    TINY_VOICE_DIR,
+    TINY_VOICE_ROOT,
+    ServerProcess,
+    free_port,
+    server_env,
+    start_server,
+)
+from tools.wyoming_requests import Response, ends_audio, first_event, read_until, synthesize
 from wyoming_hayakoe import __version__
 
 pytestmark = pytest.mark.skipif(

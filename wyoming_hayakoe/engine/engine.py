@@ -220,6 +220,7 @@ class Engine:
         params: SynthesisParams,
         continuation: Continuation | None = None,
     ) -> Iterator[AudioPiece]:
+        """:meth:`render` of a text prepared by :meth:`prepare`."""
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)

@@ -7,16 +7,29 @@ cut found the wrong node, and the pauses would be wrong.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import onnxruntime as ort
 
 from ..text.symbols import SYMBOL_TO_ID
+from ..voices.config import VoiceConfig
+from .decoder import Decoder
 from .inputs import InputNames
 
-if TYPE_CHECKING:
-    from .voice import Voice
+
+class Voice(Protocol):
+    """What the probe needs of a loaded voice (engine/voice.py)."""
+
+    @property
+    def speaker_id(self) -> int: ...
+
+    style_vectors: np.ndarray
+    synthesizer: ort.InferenceSession
+    inputs: InputNames
+    decoder: Decoder | None
+    config: VoiceConfig
+
 
 _PROBE_PHONES = ("_", "k", "o", "N", "n", "i", "ch", "i", "w", "a", ".", "_")
 """こんにちは. as phonemes (padding included); blanks go between them."""

@@ -174,12 +174,11 @@ def _duration_predictor(
     None (pauses of 80 ms) if there is neither."""
     path = voice.source.duration_predictor
     required = MODEL_INPUTS | CONTROL_INPUTS
-    if path is not None:
-        if not path.exists():
-            _LOGGER.info("%s has no %s: pauses fall back to 80 ms", voice.directory, path.name)
-            return None, None
+    if path is not None and path.exists():
         session = settings.open(path, "Duration predictor", cache_dir)
         return session, InputNames.of(session, path, "Duration predictor", required)
+    if path is not None:
+        _LOGGER.info("%s has no %s: cutting it out of the synthesizer", voice.directory, path.name)
     try:
         branch = duration_branch(voice.model_path, cache_dir)
         if isinstance(branch, Path):

@@ -88,6 +88,11 @@ class TtsService:
         self._busy_threads = 0
         self._busy_lock = threading.Lock()
 
+    @property
+    def store(self) -> VoiceStore:
+        """The voice store the service loads from (the web page lists and manages it)."""
+        return self._store
+
     # ----- the voice list -----
 
     async def refresh_voices(self) -> None:

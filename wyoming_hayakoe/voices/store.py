@@ -113,6 +113,15 @@ class VoiceStore:
         source = self.sources().get(name)
         return source if source is not None else hayakoe_source(name, self.ensure_voice(name))
 
+    def _installed_folder(self, name: str) -> Path | None:
+        """The folder of installed voice ``name`` (the first data dir wins), looked up
+        directly rather than by listing every voice."""
+        for root in self._data_dirs:
+            folder = root / SPEAKERS_DIR / name
+            if folder.is_dir() and self._complete(root, folder, REQUIRED_VOICE_FILES):
+                return folder
+        return None
+
     def _complete(self, root: Path, folder: Path, files: Iterable[str]) -> bool:
         paths = [folder / f for f in files]
         if not all(p.is_file() for p in paths):
@@ -156,12 +165,12 @@ class VoiceStore:
         """The folder of voice ``name``, downloading a catalog voice if it is not on disk."""
         validate_voice_name(name)
         with self._lock:
-            installed = self.installed()
-            if name in installed:
-                return installed[name]
+            found = self._installed_folder(name)
+            if found is not None:
+                return found
             voice = self._catalog.get(name)
             if voice is None:
-                raise UnknownVoiceError(self._unknown_voice_text(name, installed))
+                raise UnknownVoiceError(self._unknown_voice_text(name, self.installed()))
             if self._local_files_only:
                 raise DownloadError(self._not_on_disk_text(name))
             folder = self._safe_target(f"{SPEAKERS_DIR}/{name}")

@@ -237,7 +237,7 @@ def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
 
 # --- fake repository content -------------------------------------------------------------
 
-TINY_VOICE_FIXTURE = Path(__file__).parent / "fixtures" / "tiny-voice"
+TINY_VOICE_FIXTURE = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_FILE_NAMES = (
     "config.json",
     "style_vectors.npy",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import onnx
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 AIVMX_FIXTURE = HERE / "fixtures" / "aivmx" / "test-voice.aivmx"
 SBV2_FIXTURE = HERE / "fixtures" / "sbv2-export" / "tiny-sbv2"
 SBV2_MODEL_NAME = "tiny-sbv2_e100_s2000.onnx"

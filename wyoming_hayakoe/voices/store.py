@@ -100,6 +100,9 @@ class VoiceStore:
         """Name -> source of every installed voice: HayaKoe folders, AIVMX files and SBV2
         exports (see discovery.py); a name already taken keeps its first owner."""
         found = {name: hayakoe_source(name, folder) for name, folder in self.installed().items()}
+        return self._discovered(found)
+
+    def _discovered(self, found: dict[str, VoiceSource]) -> dict[str, VoiceSource]:
         for root in self._data_dirs:
             for source in discover(root):
                 owner = found.setdefault(source.name, source)
@@ -109,8 +112,12 @@ class VoiceStore:
         return found
 
     def ensure_source(self, name: str) -> VoiceSource:
-        """The installed voice ``name``, downloading a catalog voice if it is not on disk."""
-        source = self.sources().get(name)
+        """The voice ``name``: a HayaKoe folder (looked up directly), else an AIVMX file or
+        SBV2 export, else a catalog voice, downloaded if it is not on disk."""
+        folder = self._installed_folder(name) if is_valid_voice_name(name) else None
+        if folder is not None:
+            return hayakoe_source(name, folder)
+        source = self._discovered({}).get(name)
         return source if source is not None else hayakoe_source(name, self.ensure_voice(name))
 
     def _installed_folder(self, name: str) -> Path | None:

@@ -164,6 +164,7 @@ async def test_a_renamed_input_is_an_error_and_the_server_keeps_serving(
         (error,) = failed.errors
         assert str(data_dir / "renamed.aivmx") in error.text
         assert "missing inputs ['sid']" in error.text
+    async with server.client() as client:  # an error ends its connection; others go on
         spoken = await synthesize(client, TEXT, voice="test-voice-0")
     assert not spoken.errors and len(spoken.pcm) > 0
     assert "missing inputs ['sid']" in server.log()

@@ -19,6 +19,8 @@ ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE = "tiny"
 TOLERANCE = 1e-4
+WINDOW_TOLERANCE = 1e-5
+"""Windows against whole decoding, relative to the peak (see test_decoder_context.py)."""
 
 SINGLE = [
     "こんにちは。",
@@ -174,7 +176,10 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path
     (reference,) = whole.render(whole.load_voice(voice_dir), text, _params())
     stitched = np.concatenate([c.audio for c in chunks])
     assert stitched.shape == reference.audio.shape
-    assert np.max(np.abs(stitched - reference.audio)) <= TOLERANCE
+    # Relative to the peak, at the level of float rounding: the fixture's decoder has weight on
+    # its outer taps, so one frame too little context is off by about 1e-3 of the peak.
+    peak = float(np.max(np.abs(reference.audio)))
+    assert np.max(np.abs(stitched - reference.audio)) <= WINDOW_TOLERANCE * peak
 
 
 def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tmp_path: Path) -> None:

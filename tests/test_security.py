@@ -22,7 +22,7 @@ from tools.server_process import (
     ServerProcess,
     start_server,
 )
-from tools.wyoming_requests import synthesize
+from tools.wyoming_requests import synthesize, synthesize_refused
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR, USER_DICTIONARY_FILE
 
 pytestmark = pytest.mark.skipif(
@@ -141,11 +141,9 @@ async def test_absolute_voice_name_cannot_name_a_folder(
     "style", ["../../../etc/passwd", "/etc/passwd", "Happy/../Neutral", "..", "Happy\x00"]
 )
 async def test_style_names_are_only_names(server: ServerProcess, style: str) -> None:
-    async with server.client() as client:
-        by_speaker = await synthesize(client, SHORT_TEXT, voice="tiny", speaker=style)
-        by_name = await synthesize(client, SHORT_TEXT, voice=f"tiny ({style})")
+    by_speaker = await synthesize_refused(server, SHORT_TEXT, voice="tiny", speaker=style)
+    by_name = await synthesize_refused(server, SHORT_TEXT, voice=f"tiny ({style})")
     for response in (by_speaker, by_name):
-        assert response.types == ["error"]
         assert response.errors[0].code in ("unknown-style", "unknown-voice")
     await assert_still_serves(server)
 

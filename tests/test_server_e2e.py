@@ -34,7 +34,14 @@ from tools.server_process import (
     server_env,
     start_server,
 )
-from tools.wyoming_requests import Response, ends_audio, first_event, read_until, synthesize
+from tools.wyoming_requests import (
+    Response,
+    ends_audio,
+    first_event,
+    read_until,
+    synthesize,
+    synthesize_refused,
+)
 from wyoming_hayakoe import __version__
 
 pytestmark = pytest.mark.skipif(
@@ -160,12 +167,12 @@ async def test_named_voice_style_as_speaker_and_styled_name(
     assert by_name.pcm == styled
 
 
-async def test_unknown_voice_or_style_is_an_error_and_the_connection_survives(
+async def test_unknown_voice_or_style_is_an_error_then_the_connection_ends(
     server: ServerProcess,
 ) -> None:
+    unknown_voice = await synthesize_refused(server, TEXT, voice="no-such-voice")
+    unknown_style = await synthesize_refused(server, TEXT, voice="tiny", speaker="NoSuchStyle")
     async with server.client() as client:
-        unknown_voice = await synthesize(client, TEXT, voice="no-such-voice")
-        unknown_style = await synthesize(client, TEXT, voice="tiny", speaker="NoSuchStyle")
         fine = await synthesize(client, TEXT)
     assert unknown_voice.types == ["error"]
     (error,) = unknown_voice.errors

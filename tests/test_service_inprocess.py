@@ -35,7 +35,7 @@ from wyoming_hayakoe.engine import SynthesisParams
 from wyoming_hayakoe.server.handler import HandlerOptions, HayakoeEventHandler
 from wyoming_hayakoe.server.service import ServiceSettings, TtsService
 from wyoming_hayakoe.text.sentences import split_text
-from wyoming_hayakoe.voices.layout import REQUIRED_VOICE_FILES, voice_dir
+from wyoming_hayakoe.voices.layout import PREFERRED_VOICE_FILES, voice_dir
 from wyoming_hayakoe.voices.store import VoiceStore
 
 SAMPLES_PER_CHUNK = 256
@@ -58,7 +58,7 @@ def add_voice(data_dir: Path, name: str) -> None:
     """A voice folder the fake engine can load: the tiny voice's config, empty model files."""
     folder = voice_dir(data_dir, name)
     folder.mkdir(parents=True)
-    for file in REQUIRED_VOICE_FILES:
+    for file in PREFERRED_VOICE_FILES:
         (folder / file).write_bytes(b"")
     shutil.copy(TINY_VOICE_DIR / "config.json", folder / "config.json")
 

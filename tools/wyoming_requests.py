@@ -12,6 +12,8 @@ from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.tts import Synthesize, SynthesizeVoice
 
+from tools.server_process import ServerProcess
+
 
 @dataclass
 class Response:
@@ -85,3 +87,15 @@ async def first_event(client: AsyncTcpClient, type_name: str, timeout: float = 6
                 return event
 
     return await asyncio.wait_for(wait(), timeout)
+
+
+async def synthesize_refused(
+    server: ServerProcess, text: str, voice: str | None = None, speaker: str | None = None
+) -> Response:
+    """A request the server answers with an error, on its own connection: the error is the
+    last thing sent, then the connection ends (clients that wait for audio see that)."""
+    async with server.client() as client:
+        response = await synthesize(client, text, voice, speaker)
+        assert response.types == ["error"], response.types
+        assert await client.read_event() is None, "the connection goes on after the error"
+    return response

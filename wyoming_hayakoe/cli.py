@@ -19,6 +19,7 @@ from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
+from .voices.hub import hub_offline
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"
@@ -226,7 +227,11 @@ def build_parser() -> OneLineArgumentParser:
         help="memory for finished audio, so repeated announcements play at once "
         "(default: 32; 0 turns it off)",
     )
-    add("--local-files-only", action="store_true", help="never download; use only installed voices")
+    add(
+        "--local-files-only",
+        action="store_true",
+        help="never download; use only installed voices (also with HF_HUB_OFFLINE=1)",
+    )
     add(
         "--max-text-length",
         type=_positive_int,
@@ -260,6 +265,7 @@ def parse_args(
     except ValueError as err:
         parser.error(f"cannot split ${ENV_ARGS}: {err}")
     args = parser.parse_args(extra + args_list)
+    args.local_files_only = args.local_files_only or hub_offline(env)
     _check_dirs(parser, args)
     _check_combinations(parser, args)
     return args

@@ -71,7 +71,9 @@ class FakeEngine:
         source = voice if isinstance(voice, VoiceSource) else hayakoe_source(voice.name, voice)
         name = name or source.name
         self._note(f"load {name}")
-        return FakeVoice(name, source.path, source.read_config(), speaker_id=source.speaker_id)
+        config = source.read_config()
+        speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
+        return FakeVoice(name, source.path, config, speaker_id=speaker)
 
     def gain(self, voice: FakeVoice) -> float:
         if voice.gain is None:

@@ -6,12 +6,28 @@ import contextlib
 import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from tools.server_process import ServerProcess
+from tools.server_process import ServerProcess, start_server
 from tools.wyoming_requests import synthesize
 
 SHORT_TEXT = "はい。"
+QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+"""Deterministic synthesis on one thread."""
+
+
+def abuse_server(log_dir: Path, client_timeout: float) -> ServerProcess:
+    """The tiny-voice server that abuse tests attack: every request really synthesizes (no
+    audio cache), and clients are dropped after ``client_timeout`` seconds."""
+    return start_server(
+        log_dir,
+        *QUIET,
+        "--audio-cache-mb", "0",
+        "--client-timeout", str(client_timeout),
+    )  # fmt: skip
+
+
 MB = 1024 * 1024
 
 

@@ -102,7 +102,9 @@ class Engine:
         self.frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
         self.user_dictionary = UserDictionary(user_dictionary) if user_dictionary else None
         self.refresh_user_dictionary()
-        self.bert = BertEncoder(layout.bert_model(bert_root), self.settings, cache_dir)
+        self.bert = BertEncoder(
+            layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
+        )
         self._voices: dict[Path, Voice] = {}
         self._load_lock = threading.Lock()
         release_freed_heap()

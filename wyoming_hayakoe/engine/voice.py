@@ -58,8 +58,11 @@ class Voice:
 
     @property
     def speaker_id(self) -> int:
-        """The speaker requests use unless they name another."""
-        return self.source.speaker_id
+        """The speaker requests use unless they name another: the one speaker of a voice cut
+        out of a multi-speaker model, else the config's default."""
+        if self.source.speaker is not None:
+            return self.source.speaker_id
+        return self.config.default_speaker_id
 
     @property
     def sample_rate(self) -> int:

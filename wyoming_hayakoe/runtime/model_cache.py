@@ -57,6 +57,11 @@ class SplitSynthesizer:
 def _cache_key(source: Path, *parts: str) -> str:
     stat = source.stat()
     fields = [ort.__version__, platform.machine(), str(stat.st_size), str(stat.st_mtime_ns), *parts]
+    # Weights saved apart from the graph (``model.onnx.data``) change the model as much.
+    data = source.with_name(source.name + ".data")
+    if data.is_file():
+        data_stat = data.stat()
+        fields += ["data", str(data_stat.st_size), str(data_stat.st_mtime_ns)]
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:16]
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ModelFileError
 from .config import VoiceConfig
-from .layout import CONFIG_FILE, DURATION_PREDICTOR_FILE, STYLE_VECTORS_FILE, SYNTHESIZER_FILE
+from .layout import CONFIG_FILE, DURATION_PREDICTOR_FILE, STYLE_VECTORS_FILE, synthesizer_file
 
 SourceKind = Literal["hayakoe", "aivmx", "sbv2"]
 
@@ -103,7 +103,7 @@ class VoiceSource:
 
 def hayakoe_source(name: str, folder: Path) -> VoiceSource:
     """A voice folder in HayaKoe's layout."""
-    return VoiceSource(name=name, kind="hayakoe", path=folder, model=folder / SYNTHESIZER_FILE)
+    return VoiceSource(name=name, kind="hayakoe", path=folder, model=synthesizer_file(folder))
 
 
 def slug(text: str) -> str:

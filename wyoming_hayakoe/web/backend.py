@@ -30,12 +30,8 @@ from ..text.sentences import split_for_synthesis
 from ..text.user_dict import UserDictionary
 from ..voices.catalog import catalog_repository, is_valid_voice_name
 from ..voices.config import VoiceConfig
-from ..voices.download import (
-    DownloadOptions,
-    fetch_remote_info,
-    repo_file_url,
-    resolve_endpoint,
-)
+from ..voices.download import DownloadOptions, fetch_remote_info
+from ..voices.hub import repo_file_url, resolve_endpoint
 from ..voices.layout import CONFIG_FILE, SPEAKERS_DIR
 from .rewrites import rewrite_segments
 

@@ -27,14 +27,14 @@ from ..voices.catalog import is_valid_voice_name
 from ..voices.config import VoiceConfig
 from ..voices.layout import (
     CONFIG_FILE,
-    DURATION_PREDICTOR_FILE,
-    REQUIRED_VOICE_FILES,
     STYLE_VECTORS_FILE,
-    SYNTHESIZER_FILE,
+    VOICE_FILE_NAMES,
+    missing_voice_files,
+    synthesizer_file,
 )
 
 ALLOWED_SUFFIXES = (".aivmx", ".zip")
-_VOICE_FILES = frozenset((*REQUIRED_VOICE_FILES, DURATION_PREDICTOR_FILE))
+_VOICE_FILES = VOICE_FILE_NAMES
 _MAX_MEMBERS = 64
 _AIVM_HYPER_PARAMETERS = "aivm_hyper_parameters"
 _AIVM_STYLE_VECTORS = "aivm_style_vectors"
@@ -108,7 +108,7 @@ def check_voice_name(name: str, speakers_dir: Path) -> str:
 def check_voice_folder(folder: Path) -> None:
     """Refuse a folder the engine could not load: missing files, a config or style vectors
     that cannot be read."""
-    missing = [f for f in REQUIRED_VOICE_FILES if not (folder / f).is_file()]
+    missing = missing_voice_files(folder)
     if missing:
         raise UploadError(f"the voice lacks {', '.join(missing)}")
     try:
@@ -123,9 +123,10 @@ def check_voice_folder(folder: Path) -> None:
             f"{STYLE_VECTORS_FILE} has shape {vectors.shape}: too few rows for the styles "
             f"{', '.join(styles)}"
         )
-    with (folder / SYNTHESIZER_FILE).open("rb") as model:
+    synthesizer = synthesizer_file(folder)
+    with synthesizer.open("rb") as model:
         if len(model.read(16)) < 16:
-            raise UploadError("synthesizer.onnx is empty or truncated")
+            raise UploadError(f"{synthesizer.name} is empty or truncated")
 
 
 def _unzip(upload: Path, staging: Path, limits: UploadLimits) -> str:

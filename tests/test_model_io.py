@@ -65,7 +65,7 @@ def _edited_voice(tmp_path: Path, edit: str) -> Path:
 @pytest.mark.parametrize("cached", [False, True], ids=["published", "prepared"])
 def test_a_renamed_synthesizer_input_fails_at_load(tmp_path: Path, cached: bool) -> None:
     speaker = _edited_voice(tmp_path, "rename")
-    with pytest.raises(ModelFileError, match=r"Synthesizer at .*missing inputs: \['sid'\]"):
+    with pytest.raises(ModelFileError, match=r"Synthesizer at .*missing inputs \['sid'\]"):
         Voice.load(speaker, SETTINGS, cache_dir=tmp_path / "cache" if cached else None)
 
 

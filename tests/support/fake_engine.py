@@ -18,7 +18,7 @@ from typing import Any
 from wyoming_hayakoe.engine import Continuation, PcmPiece, SynthesisParams
 from wyoming_hayakoe.text.sentences import split_for_synthesis
 from wyoming_hayakoe.voices.config import VoiceConfig
-from wyoming_hayakoe.voices.layout import CONFIG_FILE
+from wyoming_hayakoe.voices.sources import VoiceSource, hayakoe_source
 
 SAMPLES_PER_CHARACTER = 100
 
@@ -31,6 +31,7 @@ class FakeVoice:
     directory: Path
     config: VoiceConfig
     gain: float | None = None
+    speaker_id: int = 0
 
     @property
     def sample_rate(self) -> int:
@@ -66,11 +67,13 @@ class FakeEngine:
         with self._lock:
             self.log.append((time.monotonic(), what))
 
-    def load_voice(self, voice_dir: Path, name: str | None = None) -> FakeVoice:
+    def load_voice(self, voice: VoiceSource | Path, name: str | None = None) -> FakeVoice:
+        source = voice if isinstance(voice, VoiceSource) else hayakoe_source(voice.name, voice)
+        name = name or source.name
         self._note(f"load {name}")
-        return FakeVoice(
-            name or voice_dir.name, voice_dir, VoiceConfig.read(voice_dir / CONFIG_FILE)
-        )
+        config = source.read_config()
+        speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
+        return FakeVoice(name, source.path, config, speaker_id=speaker)
 
     def gain(self, voice: FakeVoice) -> float:
         if voice.gain is None:

@@ -42,6 +42,7 @@ from ..runtime.sessions import RuntimeSettings
 from ..voices.config import VoiceConfig
 from . import decoder as decoder_module
 from .decoder import Decoder
+from .inputs import CONTROL_INPUTS, MODEL_INPUTS, InputNames
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -144,9 +145,13 @@ def _published_outputs(
     style_vector: np.ndarray,
     speaker: int,
 ) -> _Reference:
-    feeds = calibration_feeds(style_vector, speaker)
     whole = settings.open(path, "Synthesizer")  # as published: no optimized copy is made
     model_io.check_synthesizer(whole, path)
+    required = MODEL_INPUTS | CONTROL_INPUTS | {"noise_scale"}
+    # By the file's own input names and scalar ranks (an AIVMX file's are not HayaKoe's).
+    feeds = InputNames.of(whole, path, "Synthesizer", required).feed(
+        calibration_feeds(style_vector, speaker)
+    )
     audio = whole_audio(whole, feeds)
     del whole
     release_freed_heap()

@@ -6,6 +6,7 @@ A file with a renamed input or a tensor of another rank or type then fails at lo
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import onnxruntime as ort
@@ -42,22 +43,36 @@ BERT_OUTPUT = TensorSpec("tensor(float)", 3)
 
 
 def check_synthesizer(session: ort.InferenceSession, path: Path) -> None:
-    require_io(session, path, "Synthesizer", SYNTHESIZER_INPUTS, 1, {0: _AUDIO})
+    """Its audio output (its inputs: engine/inputs.py, which maps exporters' names)."""
+    require_io(session, path, "Synthesizer", set(), 1, {0: _AUDIO})
 
 
 def check_front(session: ort.InferenceSession, path: Path, latent: str, condition: str) -> None:
     outputs = {latent: _AUDIO, condition: _AUDIO}
-    require_io(session, path, "Synthesizer front", SYNTHESIZER_INPUTS, 2, outputs)
+    require_io(session, path, "Synthesizer front", set(), 2, outputs)
+
+
+def check_inputs(
+    session: ort.InferenceSession,
+    path: Path,
+    what: str,
+    names: Mapping[str, str],
+    zero_d: Collection[str],
+) -> None:
+    """The type and rank of each input, by the session's own names (``names``: ours ->
+    theirs); the scalars in ``zero_d`` are fed 0-d, the others ``[1]``."""
+    specs = {
+        theirs: TensorSpec(SYNTHESIZER_INPUTS[ours].dtype, 0)
+        if ours in zero_d
+        else SYNTHESIZER_INPUTS[ours]
+        for ours, theirs in names.items()
+    }
+    require_io(session, path, what, specs, 1)
 
 
 def check_decoder(session: ort.InferenceSession, path: Path, latent: str, condition: str) -> None:
     inputs = {latent: _AUDIO, condition: _AUDIO}
     require_io(session, path, "Synthesizer decoder", inputs, 1, {0: _AUDIO})
-
-
-def check_duration_predictor(session: ort.InferenceSession, path: Path) -> None:
-    # Its frames per phoneme are read flattened: any rank of output 0 will do.
-    require_io(session, path, "Duration predictor", SENTENCE_INPUTS, 1)
 
 
 def check_bert(session: ort.InferenceSession, path: Path) -> None:

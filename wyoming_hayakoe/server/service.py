@@ -141,8 +141,8 @@ class TtsService:
             voice = self._voices.get(name)
             if voice is None:
                 engine = await self._engine()
-                voice_dir = await self._in_thread(self._load_pool, self._store.ensure_voice, name)
-                voice = await self._in_thread(self._load_pool, engine.load_voice, voice_dir, name)
+                source = await self._in_thread(self._load_pool, self._store.ensure_source, name)
+                voice = await self._in_thread(self._load_pool, engine.load_voice, source)
                 async with self._slot():  # calibration synthesizes: one synthesis at a time
                     await self._in_thread(self._synth_pool, engine.gain, voice)
                 self._voices[name] = voice

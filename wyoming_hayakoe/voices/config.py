@@ -112,6 +112,11 @@ class VoiceConfig:
             raise ModelFileError(
                 f"Voice config is not valid JSON: {path} ({err}). Download the voice again."
             ) from err
+        return cls.from_raw(raw, path)
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any], path: Path) -> VoiceConfig:
+        """The config from parsed ``config.json`` contents; ``path`` names where they came from."""
         data = raw.get("data") or {}
         # HayaKoe reads a config without a version as its default, "2.0-JP-Extra".
         version = str(raw.get("version", _DEFAULT_VERSION))

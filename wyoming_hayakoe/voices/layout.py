@@ -8,6 +8,8 @@ The layout is the Hugging Face repository's, so a mirror or a manual copy works:
                                       beside it as external data (<model>.onnx.data)
     <data dir>/onnx/bert/q8/bert_q8.onnx
     <data dir>/bert/tokenizer/vocab.txt (+ tokenizer_config.json, special_tokens_map.json)
+    <data dir>/aivmx/*.aivmx, <data dir>/*.aivmx (AivisHub voices, see aivmx.py)
+    <data dir>/sbv2/<model>/, <data dir>/model_assets/<model>/ (Style-Bert-VITS2 ONNX exports)
     <data dir>/user_dict.csv (optional, the user's own readings)
     <download dir>/cache/ (models prepared for this machine)
 """
@@ -25,6 +27,11 @@ TOKENIZER_DIR = "bert/tokenizer"
 TOKENIZER_VOCAB_PATH = f"{TOKENIZER_DIR}/vocab.txt"
 TOKENIZER_FAST_PATH = f"{TOKENIZER_DIR}/tokenizer.json"
 """A fast tokenizer's file; with it, the folder needs no vocab.txt (see text/tokenizer_loader)."""
+AIVMX_DIR = "aivmx"
+"""AivisHub .aivmx files, relative to a data dir (those directly in the data dir count too)."""
+SBV2_EXPORT_DIRS = ("sbv2", "model_assets")
+"""Folders of Style-Bert-VITS2 export folders, relative to a data dir (``model_assets`` is
+where Style-Bert-VITS2 itself keeps them)."""
 USER_DICTIONARY_FILE = "user_dict.csv"
 CACHE_DIR = "cache"
 """Default folder for prepared models, relative to the download dir."""

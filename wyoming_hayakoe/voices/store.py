@@ -23,6 +23,7 @@ from .catalog import (
     load_catalog,
     validate_voice_name,
 )
+from .discovery import discover, warn_once
 from .download import DownloadOptions, disk_error, download_file, fetch_remote_info
 from .hub import OFFLINE_ENV, hub_offline, repo_file_url, resolve_endpoint
 from .layout import (
@@ -36,6 +37,7 @@ from .layout import (
     required_voice_files_text,
 )
 from .locking import folder_lock
+from .sources import VoiceSource, hayakoe_source
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8
@@ -118,6 +120,30 @@ class VoiceStore:
         present = [p.relative_to(folder).as_posix() for p in present_voice_files(folder)]
         return self._complete(root, folder, present)
 
+    def sources(self) -> dict[str, VoiceSource]:
+        """Name -> source of every installed voice: HayaKoe folders, AIVMX files and SBV2
+        exports (see discovery.py); a name already taken keeps its first owner."""
+        found = {name: hayakoe_source(name, folder) for name, folder in self.installed().items()}
+        return self._discovered(found)
+
+    def _discovered(self, found: dict[str, VoiceSource]) -> dict[str, VoiceSource]:
+        for root in self._data_dirs:
+            for source in discover(root):
+                owner = found.setdefault(source.name, source)
+                if owner is not source and owner.path != source.path:
+                    warn_once(f"{source.path} is left out: its voice name {source.name} "
+                              f"is taken by {owner.path}")  # fmt: skip
+        return found
+
+    def ensure_source(self, name: str) -> VoiceSource:
+        """The voice ``name``: a HayaKoe folder (looked up directly), else an AIVMX file or
+        SBV2 export, else a catalog voice, downloaded if it is not on disk."""
+        folder = self._installed_folder(name) if is_valid_voice_name(name) else None
+        if folder is not None:
+            return hayakoe_source(name, folder)
+        source = self._discovered({}).get(name)
+        return source if source is not None else hayakoe_source(name, self.ensure_voice(name))
+
     def _installed_folder(self, name: str) -> Path | None:
         """The folder of installed voice ``name`` (the first data dir wins), looked up
         directly rather than by listing every voice."""
@@ -164,7 +190,7 @@ class VoiceStore:
 
     def all_voice_names(self) -> list[str]:
         """Catalog voices and installed voices, sorted."""
-        return sorted(set(self._catalog) | set(self.installed()))
+        return sorted(set(self._catalog) | set(self.sources()))
 
     # --- getting what is missing -----------------------------------------------------
 

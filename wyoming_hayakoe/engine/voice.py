@@ -19,7 +19,7 @@ from ..voices.layout import (
     STYLE_VECTORS_FILE,
     SYNTHESIZER_FILE,
 )
-from .decoder import Decoder
+from .decoder import Decoder, open_decoder
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -132,9 +132,15 @@ def _open_synthesizer(
         try:
             split = split_synthesizer(path, cache_dir)
             front = settings.open(split.front, "Synthesizer front", cache_dir)
-            decoder = settings.open(split.decoder, "Synthesizer decoder", cache_dir)
-            context = config.decoder_shape.context_frames()
-            return front, Decoder(decoder, split.latent, split.condition, context)
+            decoder = open_decoder(
+                split.decoder,
+                split.latent,
+                split.condition,
+                config.decoder_shape,
+                settings,
+                cache_dir,
+            )
+            return front, decoder
         except Exception as err:  # any export we cannot split still works whole
             _LOGGER.warning(
                 "Cannot split %s for streaming inside sentences (%s): using it whole", path, err

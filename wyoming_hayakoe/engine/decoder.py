@@ -108,6 +108,8 @@ class Decoder:
     condition_name: str
     hop: int
     """Audio samples per latent frame."""
+    context: int
+    """Latent frames either side that one frame of audio depends on, through all stages."""
 
     def decode(
         self, latent: np.ndarray, condition: np.ndarray, windows: Sequence[int]
@@ -210,4 +212,4 @@ def open_decoder(
         reads = condition in {i.name for i in session.get_inputs()}
         stages.append(Stage(session, signal, condition if reads else None, rate, before, after))
     hop = math.prod(stage.rate for stage in stages)
-    return Decoder(stages, latent, condition, hop)
+    return Decoder(stages, latent, condition, hop, shape.context_frames())

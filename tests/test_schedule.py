@@ -15,6 +15,8 @@ from wyoming_hayakoe.engine.schedule import (
 FRAME_S = 512 / 44100
 REACH = 13
 """Frames the decoder holds back until the latent after them is known."""
+CUT = 4.65
+"""Frames a cut decodes again (the full-size voice's stages)."""
 
 
 def audible(frames: int):  # the decoder's pipeline: the last REACH frames wait for more
@@ -22,7 +24,7 @@ def audible(frames: int):  # the decoder's pipeline: the last REACH frames wait 
 
 
 def play(
-    windows: list[int], frames: int, true_speed: float, lead: float = 0.0
+    windows: list[int], frames: int, true_speed: float, lead: float = 0.0, cut: float = 0.0
 ) -> tuple[float, float, float]:
     """Decode ``windows`` at ``true_speed`` on a fake clock while a client plays every chunk
     on arrival; returns (first sound, longest gap after it, end of listening)."""
@@ -33,7 +35,7 @@ def play(
     first, longest = None, 0.0
     for size in windows:
         before = heard(known)
-        now += size * FRAME_S / true_speed + WINDOW_OVERHEAD_S
+        now += (size + cut) * FRAME_S / true_speed + WINDOW_OVERHEAD_S
         known += size
         audio = (heard(known) - before) * FRAME_S
         if audio <= 0:
@@ -47,13 +49,16 @@ def play(
     return first, longest, clock.played_until
 
 
+@pytest.mark.parametrize("cut", [0.0, CUT])
 @pytest.mark.parametrize("speed", [0.5, 0.8, 1.0, 1.2, 2.0, 5.0])
 @pytest.mark.parametrize("frames", [40, 120, 600, 2331])
-def test_no_gap_when_the_machine_decodes_as_fast_as_assumed(speed: float, frames: int) -> None:
-    plan = plan_windows(frames, FRAME_S, speed, 0.0, audible(frames))
+def test_no_gap_when_the_machine_decodes_as_fast_as_assumed(
+    speed: float, frames: int, cut: float
+) -> None:
+    plan = plan_windows(frames, FRAME_S, speed, 0.0, audible(frames), cut)
     assert sum(plan.windows) == frames
     assert all(size >= MIN_WINDOW_FRAMES or size == frames for size in plan.windows[:-1])
-    first, gap, _ = play(plan.windows, frames, speed)
+    first, gap, _ = play(plan.windows, frames, speed, cut=cut)
     assert gap <= 1e-9
     assert first == pytest.approx(plan.first_sound)
 

@@ -110,6 +110,9 @@ class Decoder:
     """Audio samples per latent frame."""
     context: int
     """Latent frames either side that one frame of audio depends on, through all stages."""
+    cut_frames: float = 0.0
+    """The work one cut adds, in latent frames decoded again (each stage's reach, weighted
+    by the stage's share of the work)."""
 
     def decode(
         self, latent: np.ndarray, condition: np.ndarray, windows: Sequence[int]
@@ -212,4 +215,18 @@ def open_decoder(
         reads = condition in {i.name for i in session.get_inputs()}
         stages.append(Stage(session, signal, condition if reads else None, rate, before, after))
     hop = math.prod(stage.rate for stage in stages)
-    return Decoder(stages, latent, condition, hop, shape.context_frames())
+    weights = [path.stat().st_size for path in files.paths]
+    cut = cut_cost(stages, weights)
+    return Decoder(stages, latent, condition, hop, shape.context_frames(), cut)
+
+
+def cut_cost(stages: Sequence[Stage], weights: Sequence[int]) -> float:
+    """Frames decoded again per cut. A stage's work per latent frame is about its weights
+    times its output rate; a cut makes it read ``before + after`` inputs again."""
+    work, again, rate = 0.0, 0.0, 1
+    for stage, weight in zip(stages, weights, strict=True):
+        per_frame = weight * rate * stage.rate
+        work += per_frame
+        again += per_frame * (stage.before + stage.after) / rate
+        rate *= stage.rate
+    return again / work if work else 0.0

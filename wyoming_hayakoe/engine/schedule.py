@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 MIN_WINDOW_FRAMES = 8
 """Smaller windows cost more in per-run overhead than they save."""
-LEAD_USE = 0.8
-"""Plan each window to finish with a fifth of the lead to spare."""
+LEAD_USE = 0.9
+"""Plan each window to finish with a tenth of the lead to spare."""
 WINDOW_OVERHEAD_S = 0.01
 """Fixed cost of one window (stage runs, copies), on top of its frames."""
 
@@ -98,12 +98,14 @@ def plan_windows(
     speed: float,
     lead: float,
     audible: Callable[[int], float],
+    cut_frames: float = 0.0,
 ) -> Plan:
     """Windows for a sentence of ``frames`` latent frames, decoding at ``speed`` with ``lead``
     seconds of audio still to play; ``audible(known)`` is the frames of audio out once
-    ``known`` latent frames are decoded (the decoder holds back its right reach)."""
+    ``known`` latent frames are decoded (the decoder holds back its right reach);
+    ``cut_frames`` is the work a cut adds, in frames decoded again."""
     speed = max(speed, 1e-3)
-    whole = _simulate(frames, frames, frame_seconds, speed, lead, audible)
+    whole = _simulate(frames, frames, frame_seconds, speed, lead, audible, cut_frames)
     if lead > 0 and not whole.gap:
         return Plan(whole.windows, whole.first_sound, speed, lead)
     smallest = next(
@@ -114,9 +116,9 @@ def plan_windows(
     # growing steps, then narrow down between the last failing and the first working size.
     failed, first = smallest - 1, smallest
     # If every plan has a gap (a lead shorter than any window), the shortest one is best.
-    best = _simulate(smallest, frames, frame_seconds, speed, lead, audible)
+    best = _simulate(smallest, frames, frame_seconds, speed, lead, audible, cut_frames)
     while first < frames:
-        trial = _simulate(first, frames, frame_seconds, speed, lead, audible)
+        trial = _simulate(first, frames, frame_seconds, speed, lead, audible, cut_frames)
         if not trial.gap:
             best = trial
             break
@@ -124,7 +126,7 @@ def plan_windows(
     high = first
     while high - failed > 1:
         middle = (failed + high) // 2
-        trial = _simulate(middle, frames, frame_seconds, speed, lead, audible)
+        trial = _simulate(middle, frames, frame_seconds, speed, lead, audible, cut_frames)
         if trial.gap:
             failed = middle
         else:
@@ -139,6 +141,7 @@ def _simulate(
     speed: float,
     lead: float,
     audible: Callable[[int], float],
+    cut_frames: float,
 ) -> _Simulation:
     """Decode ``first`` frames, then each time as many as the lead allows; note any gap."""
     result = _Simulation()
@@ -149,7 +152,7 @@ def _simulate(
         if frames - known - size < MIN_WINDOW_FRAMES:
             size = frames - known  # no tiny last window
         heard_before = audible(known)
-        now += size * frame_seconds / speed + WINDOW_OVERHEAD_S
+        now += (size + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
         known += size
         result.windows.append(size)
         new_audio = (audible(known) - heard_before) * frame_seconds
@@ -161,7 +164,7 @@ def _simulate(
             result.gap = True
         played_until = max(played_until, now) + new_audio
         budget = (played_until - now) * LEAD_USE - WINDOW_OVERHEAD_S
-        size = math.floor(budget * speed / frame_seconds)
+        size = math.floor(budget * speed / frame_seconds - cut_frames)
     return result
 
 
@@ -173,9 +176,16 @@ class Scheduler:
         self.clock = clock or PlaybackClock()
         self.plans: list[Plan] = []
 
-    def plan(self, frames: int, frame_seconds: float, audible: Callable[[int], float]) -> Plan:
+    def plan(
+        self,
+        frames: int,
+        frame_seconds: float,
+        audible: Callable[[int], float],
+        cut_frames: float = 0.0,
+    ) -> Plan:
         lead = self.clock.lead(time.monotonic())
-        plan = plan_windows(frames, frame_seconds, self.speed.assumed(), lead, audible)
+        speed = self.speed.assumed()
+        plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames)
         self.plans.append(plan)
         return plan
 

@@ -67,7 +67,10 @@ def synthesize(
     frames = latent.shape[2]
     frame_seconds = decoder.hop / voice.sample_rate
     plan = scheduler.plan(
-        frames, frame_seconds, lambda known: decoder.audible_frames(known, frames)
+        frames,
+        frame_seconds,
+        lambda known: decoder.audible_frames(known, frames),
+        decoder.cut_frames,
     )
     pieces = decoder.decode(latent, condition, plan.windows)
     while True:
@@ -75,8 +78,9 @@ def synthesize(
         piece = next(pieces, None)
         if piece is None:
             return
-        audio_seconds = len(piece) / voice.sample_rate
-        scheduler.speed.observe(audio_seconds, time.monotonic() - started)
+        # The work of a piece: its audio and what its cut decoded again.
+        work = len(piece) / voice.sample_rate + decoder.cut_frames * frame_seconds
+        scheduler.speed.observe(work, time.monotonic() - started)
         yield piece
 
 

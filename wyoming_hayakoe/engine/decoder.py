@@ -21,7 +21,7 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError
-from ..runtime.decoder_stages import split_decoder_stages
+from ..runtime.prepare_child import stages_in_child
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
 
@@ -201,7 +201,7 @@ def open_decoder(
     cache_dir: Path,
 ) -> Decoder:
     """The decoder model cut into stages (prepared once into ``cache_dir``) and opened."""
-    files = split_decoder_stages(decoder, latent, condition, cache_dir)
+    files = stages_in_child(decoder, latent, condition, cache_dir)
     reaches = stage_reaches(shape)
     if len(reaches) != len(files.paths):
         raise ModelFileError(

@@ -10,7 +10,8 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError, UnknownStyleError
-from ..runtime.model_cache import split_synthesizer, writable
+from ..runtime.model_cache import writable
+from ..runtime.prepare_child import split_in_child
 from ..runtime.sessions import RuntimeSettings, require_io
 from ..voices.config import VoiceConfig
 from ..voices.layout import (
@@ -130,7 +131,7 @@ def _open_synthesizer(
     """The split synthesizer (front, decoder) if it can be prepared, else the whole one."""
     if cache_dir is not None and path.is_file() and writable(cache_dir):
         try:
-            split = split_synthesizer(path, cache_dir)
+            split = split_in_child(path, cache_dir)
             front = settings.open(split.front, "Synthesizer front", cache_dir)
             decoder = open_decoder(
                 split.decoder,

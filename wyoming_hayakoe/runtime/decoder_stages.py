@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import ModelFileError
 from .model_cache import _cache_key as cache_key
 from .model_cache import _publish as publish
+from .model_cache import onnx_version
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -40,18 +41,30 @@ class StageFiles:
     """The speaker conditioning input; only the stages that read it have it."""
 
 
+def cached_stages(decoder: Path, condition: str, cache_dir: Path) -> StageFiles | None:
+    """The stages of ``decoder`` if they are prepared already (no ``onnx`` import)."""
+    names_file = _target(decoder, cache_dir) / "names.txt"
+    if not names_file.is_file():
+        return None
+    names = names_file.read_text().split()
+    paths = [names_file.parent / f"stage{i}.onnx" for i in range(len(names))]
+    return StageFiles(paths, names, condition)
+
+
+def _target(decoder: Path, cache_dir: Path) -> Path:
+    return cache_dir / f"stages-{cache_key(decoder, onnx_version(), _STAGES_VERSION)}"
+
+
 def split_decoder_stages(
     decoder: Path, latent: str, condition: str, cache_dir: Path, what: str = ""
 ) -> StageFiles:
     """Cut ``decoder`` (latent, condition -> audio) at its upsampling steps, cached."""
+    cached = cached_stages(decoder, condition, cache_dir)
+    if cached is not None:
+        return cached
     import onnx  # only needed the first time a voice is prepared
 
-    target = cache_dir / f"stages-{cache_key(decoder, onnx.__version__, _STAGES_VERSION)}"
-    names_file = target / "names.txt"
-    if names_file.is_file():
-        names = names_file.read_text().split()
-        paths = [target / f"stage{i}.onnx" for i in range(len(names))]
-        return StageFiles(paths, names, condition)
+    target = _target(decoder, cache_dir)
 
     model = onnx.load(str(decoder))
     cuts = _cut_tensors(model, decoder)

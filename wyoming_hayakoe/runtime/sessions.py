@@ -10,7 +10,8 @@ from pathlib import Path
 import onnxruntime as ort
 
 from ..errors import ModelFileError
-from .model_cache import optimized_model, writable
+from .model_cache import writable
+from .prepare_child import optimized_in_child
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -129,7 +130,8 @@ class RuntimeSettings:
             )
         try:
             if cache_dir is not None and writable(cache_dir):
-                prepared = optimized_model(path, cache_dir, self.session_options())
+                # In a child process: the optimizer's heap never becomes the server's.
+                prepared = optimized_in_child(path, cache_dir, self.threads)
                 options = self.session_options()
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
                 session = ort.InferenceSession(

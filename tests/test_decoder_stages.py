@@ -93,3 +93,23 @@ def test_stages_stitch_to_the_whole_decoder_on_the_full_voice(tmp_path: Path) ->
     voice_dir = next((FULL / "onnx" / "speakers").iterdir())
     decoder, whole = _decoder_and_whole(voice_dir, tmp_path)
     _check(decoder, whole, 120, [[7, 13, 29, 100], [24, 96], [16] * 8])
+
+
+@pytest.mark.parametrize("assumed", [0.05, 1.0, 50.0])
+def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
+    tmp_path: Path, assumed: float
+) -> None:
+    """Assumed far below, at and far above this machine's speed: the held-back and the
+    streamed paths both stitch to the whole decoder's audio."""
+    from wyoming_hayakoe.engine.schedule import DecodeSpeed, Scheduler
+    from wyoming_hayakoe.engine.streaming import decode_scheduled
+
+    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    latent, condition = _inputs(decoder, whole, 400, seed=7)
+    feeds = {decoder.latent_name: latent, decoder.condition_name: condition}
+    reference = whole.run(None, feeds)[0].reshape(-1)
+    scheduler = Scheduler(DecodeSpeed(initial=assumed))
+    pieces = list(decode_scheduled(decoder, latent, condition, 44100, scheduler))
+    assert np.abs(np.concatenate(pieces) - reference).max() <= 1e-4
+    assert scheduler.plans and sum(scheduler.plans[0].windows) == 400
+    assert scheduler.speed.observed > 0

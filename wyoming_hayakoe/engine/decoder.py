@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,26 +115,36 @@ class Decoder:
     by the stage's share of the work)."""
 
     def decode(
-        self, latent: np.ndarray, condition: np.ndarray, windows: Sequence[int]
+        self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]
     ) -> Iterator[np.ndarray]:
-        """Float audio of ``latent`` ([1, channels, frames]) fed in ``windows`` of frames;
-        the last window is widened to the end. Each piece is all audio that is exact so far."""
+        """Float audio of ``latent`` ([1, channels, frames]) fed in ``windows`` of frames
+        (read one at a time, so they may be decided as the audio comes out); frames left
+        after the last window are decoded with it. Each piece is all audio exact so far."""
         frames = latent.shape[2]
         streams, total = [], frames
         for stage in self.stages:
             streams.append(_StageStream(stage, total, condition))
             total *= stage.rate
         start = 0
-        for index, size in enumerate(windows):
-            end = frames if index == len(windows) - 1 else min(frames, start + size)
-            piece: np.ndarray | None = latent[:, :, start:end]
-            for stream in streams:
-                piece = stream.push(piece)
-            if piece is not None and piece.size:
-                yield piece.reshape(-1)
+        for size in windows:
+            end = min(frames, start + size)
+            piece = self._feed(streams, latent[:, :, start:end])
+            if piece is not None:
+                yield piece
             start = end
             if start >= frames:
                 return
+        if start < frames:
+            piece = self._feed(streams, latent[:, :, start:])
+            if piece is not None:
+                yield piece
+
+    @staticmethod
+    def _feed(streams: list[_StageStream], latent: np.ndarray) -> np.ndarray | None:
+        piece: np.ndarray | None = latent
+        for stream in streams:
+            piece = stream.push(piece)
+        return piece.reshape(-1) if piece is not None and piece.size else None
 
     def audible_frames(self, known: int, frames: int) -> float:
         """Frames of audio out once ``known`` of ``frames`` latent frames are decoded."""
@@ -211,7 +221,9 @@ def open_decoder(
     for index, (path, signal, (rate, before, after)) in enumerate(
         zip(files.paths, files.signal_inputs, reaches, strict=True)
     ):
-        session = settings.open(path, f"Decoder stage {index}", cache_dir)
+        # Six arenas, each keeping its own largest buffers, held 0.5 GB after one long
+        # sentence; without them the stages free what they used.
+        session = settings.open(path, f"Decoder stage {index}", cache_dir, arena=False)
         reads = condition in {i.name for i in session.get_inputs()}
         stages.append(Stage(session, signal, condition if reads else None, rate, before, after))
     hop = math.prod(stage.rate for stage in stages)

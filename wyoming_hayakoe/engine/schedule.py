@@ -83,6 +83,8 @@ class Plan:
     sentence starts a request)."""
     speed: float
     lead: float
+    gapless: bool = True
+    """False if no plan avoids a gap (a lead shorter than any window can take)."""
 
 
 @dataclass
@@ -131,7 +133,7 @@ def plan_windows(
             failed = middle
         else:
             best, high = trial, middle
-    return Plan(best.windows, best.first_sound, speed, lead)
+    return Plan(best.windows, best.first_sound, speed, lead, not best.gap)
 
 
 def _simulate(

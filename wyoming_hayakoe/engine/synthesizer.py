@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -10,6 +9,7 @@ import numpy as np
 from ..text.frontend import Phonemes
 from .params import SynthesisParams
 from .schedule import Scheduler
+from .streaming import decode_scheduled
 from .voice import Voice
 
 
@@ -64,24 +64,7 @@ def synthesize(
     if scheduler is None:
         yield from decoder.windows(latent, condition, early)
         return
-    frames = latent.shape[2]
-    frame_seconds = decoder.hop / voice.sample_rate
-    plan = scheduler.plan(
-        frames,
-        frame_seconds,
-        lambda known: decoder.audible_frames(known, frames),
-        decoder.cut_frames,
-    )
-    pieces = decoder.decode(latent, condition, plan.windows)
-    while True:
-        started = time.monotonic()
-        piece = next(pieces, None)
-        if piece is None:
-            return
-        # The work of a piece: its audio and what its cut decoded again.
-        work = len(piece) / voice.sample_rate + decoder.cut_frames * frame_seconds
-        scheduler.speed.observe(work, time.monotonic() - started)
-        yield piece
+    yield from decode_scheduled(decoder, latent, condition, voice.sample_rate, scheduler)
 
 
 def predict_durations(

@@ -118,11 +118,14 @@ class RuntimeSettings:
         options.log_severity_level = 3
         return options
 
-    def open(self, path: Path, what: str, cache_dir: Path | None = None) -> ort.InferenceSession:
+    def open(
+        self, path: Path, what: str, cache_dir: Path | None = None, arena: bool = True
+    ) -> ort.InferenceSession:
         """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError.
 
         With a writable ``cache_dir`` the model is optimized once into it and later loaded
-        from there without optimizing again.
+        from there without optimizing again. Without ``arena`` the session frees its buffers
+        after every run instead of keeping its largest in an arena of its own.
         """
         if not path.is_file():
             raise ModelFileError(
@@ -134,12 +137,15 @@ class RuntimeSettings:
                 prepared = optimized_in_child(path, cache_dir, self.threads)
                 options = self.session_options()
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+                options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
                     str(prepared), options, providers=["CPUExecutionProvider"]
                 )
             else:
+                options = self.session_options()
+                options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
-                    str(path), self.session_options(), providers=["CPUExecutionProvider"]
+                    str(path), options, providers=["CPUExecutionProvider"]
                 )
         except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
             reason = str(err).strip().splitlines()[-1][:200] if str(err).strip() else ""

@@ -171,7 +171,7 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path
     voice_dir = ROOT / "onnx" / "speakers" / VOICE
     chunks = list(split.render(split.load_voice(voice_dir), text, _params()))
     assert split.load_voice(voice_dir).decoder is not None
-    assert len(chunks) >= 3, "a long sentence must come out in several windows"
+    assert len(chunks) >= 2, "a long sentence must come out in several windows"
     (reference,) = whole.render(whole.load_voice(voice_dir), text, _params())
     stitched = np.concatenate([c.audio for c in chunks])
     assert stitched.shape == reference.audio.shape
@@ -186,15 +186,14 @@ def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tmp_path: Pat
     engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
     decoder = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE).decoder
     assert decoder is not None
-    channels = {i.name: i.shape[1] for i in decoder.session.get_inputs()}
+    channels = {i.name: i.shape[1] for i in decoder.stages[0].session.get_inputs()}
     rng = np.random.default_rng(3)
     frames, poked = 80, 40
     latent = rng.standard_normal((1, channels[decoder.latent_name], frames)).astype(np.float32)
     condition = rng.standard_normal((1, channels[decoder.condition_name], 1)).astype(np.float32)
 
     def decode(z: np.ndarray) -> np.ndarray:
-        feed = {decoder.latent_name: z, decoder.condition_name: condition}
-        return decoder.session.run(None, feed)[0].reshape(-1)
+        return np.concatenate(list(decoder.decode(z, condition, [frames])))
 
     poked_latent = latent.copy()
     poked_latent[:, :, poked] += 3.0

@@ -14,12 +14,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from tools.benchmark import document, report, runner, voices
 from tools.benchmark.ours import server_options
 from tools.benchmark.procinfo import machine
 from tools.benchmark.results import Results, from_json, to_json
+from tools.benchmark.slow_board import slow_board
 from tools.benchmark.texts import QUICK, TEXTS
 
 _LOGGER = logging.getLogger("tools.benchmark")
@@ -69,6 +71,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--quick", action="store_true", help="smoke run: two texts, one round, no four-voice phase"
     )
+    parser.add_argument(
+        "--slow-board",
+        action="store_true",
+        help="simulate a slow board: both sides with 1 thread, pinned to one CPU that a "
+        "busy loop shares (no four-voice, wyoming-bench or parity phase)",
+    )
     parser.add_argument("--no-four-voices", action="store_true")
     parser.add_argument("--no-wyoming-bench", action="store_true")
     parser.add_argument("--no-parity", action="store_true")
@@ -94,6 +102,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         args.rounds = 1 if args.rounds == 3 else args.rounds
         args.texts = args.texts or list(QUICK)
         args.no_four_voices = True
+    if args.slow_board:
+        args.threads = 1
+        args.no_four_voices = args.no_wyoming_bench = args.no_parity = True
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     return args
@@ -146,18 +157,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         work / "logs",
     )
     started = time.monotonic()
-    server, ref = runner.startup_phase(cfg, res)
-    try:
-        runner.repeat_phase(cfg, server, ref, res)
-        server.stop()
-        server = runner.start_timing_server(cfg)
-        runner.timing_phase(cfg, server, ref, res)
-        ref.stop()  # wyoming-bench exercises only our server
-        if cfg.wyoming_bench:
-            runner.wyoming_bench_phase(cfg, server, res)
-    finally:
-        server.stop()
-        ref.stop()
+    with slow_board() if args.slow_board else nullcontext(-1) as cpu:
+        if cpu >= 0:
+            res.settings["condition"] = (
+                f"simulated slow board: each side pinned to CPU {cpu} (taskset) next to a "
+                "CPU-bound busy loop, 1 thread"
+            )
+        server, ref = runner.startup_phase(cfg, res)
+        try:
+            runner.repeat_phase(cfg, server, ref, res)
+            server.stop()
+            server = runner.start_timing_server(cfg)
+            runner.timing_phase(cfg, server, ref, res)
+            ref.stop()  # wyoming-bench exercises only our server
+            if cfg.wyoming_bench:
+                runner.wyoming_bench_phase(cfg, server, res)
+        finally:
+            server.stop()
+            ref.stop()
     if cfg.four_voices:
         runner.four_voice_phase(cfg, res)
     if cfg.parity:

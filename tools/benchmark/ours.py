@@ -22,6 +22,7 @@ from wyoming.tts import Synthesize, SynthesizeVoice
 
 from tools.benchmark.listening import listen
 from tools.benchmark.procinfo import Memory, memory
+from tools.benchmark.slow_board import command_prefix
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class Server:
         self.voice = voice
         self.log_path = log_path
         command = [
+            *command_prefix(),
             sys.executable,
             "-m",
             "wyoming_hayakoe",

@@ -14,6 +14,7 @@ from typing import Any
 
 from tools.benchmark.ours import Sample
 from tools.benchmark.procinfo import Memory
+from tools.benchmark.slow_board import command_prefix
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,6 +27,7 @@ class Reference:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
         command = [
+            *command_prefix(),
             sys.executable,
             "-m",
             "tools.benchmark.reference_worker",

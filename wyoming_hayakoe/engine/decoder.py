@@ -1,63 +1,244 @@
-"""Decoding a sentence's latent window by window, so its first sound plays early.
+"""Decoding a sentence's latent as a stream, stage by stage, so sound plays while it decodes.
 
-The decoder (a HiFi-GAN-like generator) is a stack of convolutions: an output sample depends
-only on latent frames within its receptive field. Each window is decoded with that many frames of
-context on either side and only its own samples are kept, so the stitched audio equals decoding
-the whole latent at once. A small first window gets sound out quickly; later windows grow so the
-extra work of the overlaps stays small.
-
-Each cut costs twice the context of extra decoding (26 frames, about 10 % of a 3 s sentence),
-so only the first sentence of a request is cut: later sentences are decoded while the ones
-before them play. It pays for the listener even so: the sound starts after the first window
-instead of the whole sentence, and the rest is decoded while it plays, so a client playing
-chunks as they arrive finishes sooner (BENCHMARKS.md, "listening ends"). On a machine that
-decodes slower than real time the listener may hear a short pause after the first window.
+The decoder (a HiFi-GAN-like generator) runs as its stages (conv_pre, each upsampling step with
+its residual blocks, conv_post; see runtime/decoder_stages.py). Every stage is a stack of
+convolutions at one rate: an output sample reads only a few input samples either side (its
+reach). Fed its input piece by piece, a stage emits the outputs whose reach is complete and
+keeps the last input samples it will read again; a piece recomputes only those few samples of
+its own stage, at its own rate. The stitched audio equals decoding the whole latent at once,
+and a cut costs a few percent of a window instead of 2 x 13 frames through the whole stack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+import math
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
+from ..errors import ModelFileError
+from ..runtime.prepare_child import stages_in_child
+from ..runtime.sessions import RuntimeSettings
+from ..voices.config import DecoderShape
+
+_LOGGER = logging.getLogger(__name__)
+
+# SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
+_EDGE_KERNEL = 7
+
 FIRST_WINDOW_FRAMES = 24
-"""About 0.28 s of audio at 44.1 kHz / hop 512."""
+"""Default first window without a schedule: about 0.28 s of audio at 44.1 kHz / hop 512."""
 WINDOW_GROWTH = 4
 MIN_WINDOWED_FRAMES = 96
-"""Shorter latents (about 1.1 s of audio) are decoded whole: they are over before a cut helps."""
+"""Without a schedule, shorter latents are decoded in one piece."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the decoder and how far its outputs reach into its input."""
+
+    session: ort.InferenceSession
+    signal_input: str
+    condition_input: str | None
+    """The speaker conditioning input, if this stage reads it."""
+    rate: int
+    """Output samples per input sample."""
+    before: int
+    """Output sample n reads inputs from ``n // rate - before`` ..."""
+    after: int
+    """... to ``n // rate + after``."""
+
+    def ready(self, known: int, total: int) -> int:
+        """How many outputs are exact once ``known`` of ``total`` inputs are."""
+        if known >= total:
+            return total * self.rate
+        return max(0, known - self.after) * self.rate
+
+
+class _StageStream:
+    """One stage fed piece by piece: it keeps the inputs it will read again."""
+
+    def __init__(self, stage: Stage, total: int, condition: np.ndarray) -> None:
+        self.stage, self.total, self.condition = stage, total, condition
+        self.kept: np.ndarray | None = None
+        self.kept_from = 0
+        """Input index of ``kept[..., 0]``."""
+        self.known = 0
+        self.emitted = 0
+
+    def push(self, piece: np.ndarray | None) -> np.ndarray | None:
+        """Take the next input piece (None: nothing new); the outputs now exact, if any."""
+        stage = self.stage
+        kept = self.kept
+        if piece is not None:
+            kept = piece if kept is None else np.concatenate([kept, piece], axis=2)
+            self.known += piece.shape[2]
+        if kept is None:
+            return None
+        end = stage.ready(self.known, self.total)
+        if end <= self.emitted:
+            self.kept = kept
+            return None
+        low = max(0, self.emitted // stage.rate - stage.before)
+        feeds = {stage.signal_input: np.ascontiguousarray(kept[:, :, low - self.kept_from :])}
+        if stage.condition_input is not None:
+            feeds[stage.condition_input] = self.condition
+        out = stage.session.run(None, feeds)[0]
+        if out.shape[2] != (self.known - low) * stage.rate:
+            raise ModelFileError(f"decoder stage gave {out.shape[2]} samples, not a whole rate")
+        first = low * stage.rate
+        result = out[:, :, self.emitted - first : end - first]
+        self.emitted = end
+        keep_from = max(0, end // stage.rate - stage.before)
+        self.kept = kept[:, :, keep_from - self.kept_from :]
+        self.kept_from = keep_from
+        return result
 
 
 @dataclass(frozen=True)
 class Decoder:
-    """The decoder half of a split synthesizer."""
+    """The decoder half of a split synthesizer, run stage by stage."""
 
-    session: ort.InferenceSession
+    stages: list[Stage]
     latent_name: str
     condition_name: str
+    hop: int
+    """Audio samples per latent frame."""
     context: int
-    """Frames of context decoded on each side of a window."""
+    """Latent frames either side that one frame of audio depends on, through all stages."""
+    cut_frames: float = 0.0
+    """The work one cut adds, in latent frames decoded again (each stage's reach, weighted
+    by the stage's share of the work)."""
+
+    def decode(
+        self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]
+    ) -> Iterator[np.ndarray]:
+        """Float audio of ``latent`` ([1, channels, frames]) fed in ``windows`` of frames
+        (read one at a time, so they may be decided as the audio comes out); frames left
+        after the last window are decoded with it. Each piece is all audio exact so far."""
+        frames = latent.shape[2]
+        streams, total = [], frames
+        for stage in self.stages:
+            streams.append(_StageStream(stage, total, condition))
+            total *= stage.rate
+        start = 0
+        for size in windows:
+            end = min(frames, start + size)
+            piece = self._feed(streams, latent[:, :, start:end])
+            if piece is not None:
+                yield piece
+            start = end
+            if start >= frames:
+                return
+        if start < frames:
+            piece = self._feed(streams, latent[:, :, start:])
+            if piece is not None:
+                yield piece
+
+    @staticmethod
+    def _feed(streams: list[_StageStream], latent: np.ndarray) -> np.ndarray | None:
+        piece: np.ndarray | None = latent
+        for stream in streams:
+            piece = stream.push(piece)
+        return piece.reshape(-1) if piece is not None and piece.size else None
+
+    def audible_frames(self, known: int, frames: int) -> float:
+        """Frames of audio out once ``known`` of ``frames`` latent frames are decoded."""
+        total = frames
+        for stage in self.stages:
+            known, total = stage.ready(known, total), total * stage.rate
+        return known / self.hop
 
     def windows(
         self, latent: np.ndarray, condition: np.ndarray, early: bool
     ) -> Iterator[np.ndarray]:
-        """Float audio of ``latent`` ([1, channels, frames]); in windows if ``early`` sound
-        is wanted and the latent is long, else in one piece."""
+        """Float audio of ``latent`` with the default windows: a small first one and growing
+        ones if ``early`` sound is wanted and the latent is long, else one piece."""
         frames = latent.shape[2]
-        start, size = 0, FIRST_WINDOW_FRAMES if early and frames >= MIN_WINDOWED_FRAMES else frames
-        while start < frames:
-            end = min(frames, start + size)
-            if frames - end < size // 2:  # no tiny last window: its overlap would cost more
-                end = frames
-            low, high = max(0, start - self.context), min(frames, end + self.context)
-            audio = self.session.run(
-                None,
-                {
-                    self.latent_name: np.ascontiguousarray(latent[:, :, low:high]),
-                    self.condition_name: condition,
-                },
-            )[0].reshape(-1)
-            hop = len(audio) // (high - low)
-            yield audio[(start - low) * hop : (end - low) * hop]
-            start, size = end, size * WINDOW_GROWTH
+        yield from self.decode(latent, condition, default_windows(frames, early))
+
+
+def default_windows(frames: int, early: bool) -> list[int]:
+    if not early or frames < MIN_WINDOWED_FRAMES:
+        return [frames]
+    sizes, start, size = [], 0, FIRST_WINDOW_FRAMES
+    while start < frames:
+        sizes.append(min(size, frames - start))
+        start, size = start + size, size * WINDOW_GROWTH
+    return sizes
+
+
+def stage_reaches(shape: DecoderShape) -> list[tuple[int, int, int]]:
+    """(rate, before, after) of every stage, from the generator's configuration."""
+    edge = (_EDGE_KERNEL - 1) // 2
+    reaches = [(1, edge, edge)]
+    spread = _resblock_spread(shape)
+    steps = list(zip(shape.upsample_rates, shape.upsample_kernel_sizes, strict=True))
+    for index, (rate, kernel) in enumerate(steps):
+        if (kernel - rate) % 2:
+            raise ModelFileError(f"upsampling kernel {kernel} at rate {rate} is not symmetric")
+        padding = (kernel - rate) // 2
+        reach = spread + (edge if index == len(steps) - 1 else 0)  # conv_post on the last
+        # ConvTranspose output n reads inputs m with n = m * rate - padding + j, 0 <= j < kernel.
+        before = (reach + kernel - 1 - padding) // rate
+        after = (rate - 1 + reach + padding) // rate
+        reaches.append((rate, before, after))
+    return reaches
+
+
+def _resblock_spread(shape: DecoderShape) -> int:
+    spreads = []
+    for kernel, dilations in zip(
+        shape.resblock_kernel_sizes, shape.resblock_dilation_sizes, strict=True
+    ):
+        spread = sum((kernel - 1) * d // 2 for d in dilations)
+        if shape.resblock == "1":  # each dilated conv is followed by an undilated one
+            spread += len(dilations) * ((kernel - 1) // 2)
+        spreads.append(spread)
+    return max(spreads, default=0)
+
+
+def open_decoder(
+    decoder: Path,
+    latent: str,
+    condition: str,
+    shape: DecoderShape,
+    settings: RuntimeSettings,
+    cache_dir: Path,
+) -> Decoder:
+    """The decoder model cut into stages (prepared once into ``cache_dir``) and opened."""
+    files = stages_in_child(decoder, latent, condition, cache_dir)
+    reaches = stage_reaches(shape)
+    if len(reaches) != len(files.paths):
+        raise ModelFileError(
+            f"{decoder}: {len(files.paths)} stages, but config.json describes {len(reaches)}"
+        )
+    stages = []
+    for index, (path, signal, (rate, before, after)) in enumerate(
+        zip(files.paths, files.signal_inputs, reaches, strict=True)
+    ):
+        # Six arenas, each keeping its own largest buffers, held 0.5 GB after one long
+        # sentence; without them the stages free what they used.
+        session = settings.open(path, f"Decoder stage {index}", cache_dir, arena=False)
+        reads = condition in {i.name for i in session.get_inputs()}
+        stages.append(Stage(session, signal, condition if reads else None, rate, before, after))
+    hop = math.prod(stage.rate for stage in stages)
+    weights = [path.stat().st_size for path in files.paths]
+    cut = cut_cost(stages, weights)
+    return Decoder(stages, latent, condition, hop, shape.context_frames(), cut)
+
+
+def cut_cost(stages: Sequence[Stage], weights: Sequence[int]) -> float:
+    """Frames decoded again per cut. A stage's work per latent frame is about its weights
+    times its output rate; a cut makes it read ``before + after`` inputs again."""
+    work, again, rate = 0.0, 0.0, 1
+    for stage, weight in zip(stages, weights, strict=True):
+        per_frame = weight * rate * stage.rate
+        work += per_frame
+        again += per_frame * (stage.before + stage.after) / rate
+        rate *= stage.rate
+    return again / work if work else 0.0

@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,7 @@ from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
 from .prepared import PreparedSentence, PreparedText
 from .profile import RequestProfile
+from .schedule import DecodeSpeed, PlaybackClock, Scheduler
 from .synthesizer import synthesize
 from .voice import Voice
 
@@ -78,6 +79,8 @@ class Continuation:
     """Source text of the last sentence synthesized so far."""
     trailing_seconds: float = 0.0
     """Silence already at the end of that sentence's audio."""
+    playback: PlaybackClock = field(default_factory=PlaybackClock)
+    """When the audio sent so far will have played: the next part's windows are planned on it."""
 
 
 class Engine:
@@ -106,6 +109,7 @@ class Engine:
             layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
         )
         self._voices: dict[Path, Voice] = {}
+        self._speeds: dict[Path, DecodeSpeed] = {}
         self._load_lock = threading.Lock()
         release_freed_heap()
         _LOGGER.info(
@@ -238,6 +242,8 @@ class Engine:
             voice, sentences, style_vector, params, self.frontend.phonemize, self.features
         )
         profile = RequestProfile()
+        speed = self._speeds.setdefault(voice.directory.resolve(), DecodeSpeed())
+        scheduler = Scheduler(speed, continuation.playback if continuation else None)
         try:
             for index, sentence in enumerate(sentences):
                 if index == 0 and trailing is not None:
@@ -255,8 +261,9 @@ class Engine:
                         target = planner.pause_before(index)
                     pause = missing_silence_samples(trailing, target, voice.sample_rate)
                 windows: list[np.ndarray] = []
-                early = trailing is None  # the first sound of a request: worth a cut
-                chunks = synthesize(voice, phonemes, features, style_vector, params, early)
+                chunks = synthesize(
+                    voice, phonemes, features, style_vector, params, scheduler=scheduler
+                )
                 while True:
                     with profile.timing("synthesizer"):
                         window = next(chunks, None)
@@ -264,6 +271,7 @@ class Engine:
                         break
                     windows.append(window)
                     profile.audio_samples += len(window) + pause
+                    scheduler.sent((len(window) + pause) / voice.sample_rate)
                     yield AudioPiece(sentence.text, index, pause, window)
                     pause = 0
                 trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
@@ -272,6 +280,7 @@ class Engine:
                     continuation.trailing_seconds = trailing
         finally:
             profile.log(voice.sample_rate)
+            _LOGGER.debug("Schedule: %s", scheduler.summary())
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

@@ -18,15 +18,14 @@ import onnxruntime as ort
 
 from .. import __version__
 from ..runtime import model_io
-from ..runtime.graph_context import GraphContextError, decoder_reach
 from ..runtime.model_cache import (
     SplitSynthesizer,
     derived_file,
     exported_front,
     release_freed_heap,
-    split_synthesizer,
     write_atomically,
 )
+from ..runtime.prepare_child import split_in_child
 from ..runtime.self_check import (
     CHECK_VERSION,
     PreparedPath,
@@ -39,9 +38,9 @@ from ..runtime.self_check import (
     whole_audio,
 )
 from ..runtime.sessions import RuntimeSettings
-from ..voices.config import VoiceConfig
+from ..voices.config import DecoderShape, VoiceConfig
 from . import decoder as decoder_module
-from .decoder import Decoder
+from .decoder import Decoder, open_decoder
 from .inputs import CONTROL_INPUTS, MODEL_INPUTS, InputNames
 
 _LOGGER = logging.getLogger(__name__)
@@ -65,7 +64,7 @@ def open_checked(
     cache_dir: Path,
 ) -> CheckedModels:
     """Prepare (once) and open the split synthesizer of ``path``; no sessions if it failed."""
-    split = split_synthesizer(path, cache_dir)
+    split = split_in_child(path, cache_dir)
     record_path = result_file(path, cache_dir)
     result = read_result(record_path)
     if result is None:
@@ -79,7 +78,7 @@ def open_checked(
     report(result)
     if not result.passed:
         return CheckedModels(result)
-    front, decoder = halves or _open_halves(split, settings, cache_dir, result.context_frames)
+    front, decoder = halves or _open_halves(split, settings, cache_dir, config.decoder_shape)
     return CheckedModels(result, front, decoder)
 
 
@@ -97,7 +96,7 @@ def _check_first_time(
     # Before the halves are opened: one large model in memory at a time.
     reference = _published_outputs(path, split, settings, style_vectors[0], speaker)
     context = _graph_context(split, config.decoder_shape.context_frames(), name)
-    front, decoder = _open_halves(split, settings, cache_dir, context)
+    front, decoder = _open_halves(split, settings, cache_dir, config.decoder_shape)
     prepared = PreparedPath(
         front,
         lambda latent, condition, early: decoder.windows(latent, condition, early),
@@ -114,13 +113,12 @@ def _check_first_time(
 
 
 def _open_halves(
-    split: SplitSynthesizer, settings: RuntimeSettings, cache_dir: Path, context: int
+    split: SplitSynthesizer, settings: RuntimeSettings, cache_dir: Path, shape: DecoderShape
 ) -> tuple[ort.InferenceSession, Decoder]:
     front = settings.open(split.front, "Synthesizer front", cache_dir)
     model_io.check_front(front, split.front, split.latent, split.condition)
-    session = settings.open(split.decoder, "Synthesizer decoder", cache_dir)
-    model_io.check_decoder(session, split.decoder, split.latent, split.condition)
-    return front, Decoder(session, split.latent, split.condition, context)
+    decoder = open_decoder(split.decoder, split.latent, split.condition, shape, settings, cache_dir)
+    return front, decoder
 
 
 def result_file(path: Path, cache_dir: Path) -> Path:
@@ -170,6 +168,9 @@ def _graph_context(split: SplitSynthesizer, configured: int, name: str) -> int:
     """Context frames from the decoder graph; config.json's value if the graph has none."""
     import onnx
 
+    # Read with onnx only on a first start: later starts take the cached result.
+    from ..runtime.graph_context import GraphContextError, decoder_reach
+
     try:
         reach = decoder_reach(onnx.load(str(split.decoder)), split.latent)
     except GraphContextError as err:
@@ -189,11 +190,11 @@ def _warn_if_config_differs(name: str, graph: int, configured: int) -> None:
     if graph != configured:
         _LOGGER.warning(
             "Voice %s: its decoder graph reaches %d latent frames either side, config.json "
-            "describes %d; decoding windows with the graph's %d",
+            "describes %d; the decoder's stages follow config.json, and the self-check serves "
+            "the voice whole if that cuts its audio",
             name,
             graph,
             configured,
-            graph,
         )
 
 

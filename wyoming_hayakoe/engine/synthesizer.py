@@ -8,6 +8,8 @@ import numpy as np
 
 from ..text.frontend import Phonemes
 from .params import SynthesisParams
+from .schedule import Scheduler
+from .streaming import decode_scheduled
 from .voice import Voice
 
 
@@ -47,9 +49,11 @@ def synthesize(
     style_vector: np.ndarray,
     params: SynthesisParams,
     early: bool = False,
+    scheduler: Scheduler | None = None,
 ) -> Iterator[np.ndarray]:
-    """Float32 audio of one sentence in [-1, 1]; with ``early``, in windows when the voice's
-    decoder is split and the sentence is long, so its first sound comes sooner."""
+    """Float32 audio of one sentence in [-1, 1]. When the voice's decoder is split, in the
+    windows the ``scheduler`` plans (or, without one, windows if ``early`` sound is wanted and
+    the sentence is long), so sound plays while the rest decodes."""
     inputs = voice.inputs.feed(synthesizer_inputs(phonemes, bert, style_vector, params))
     decoder = voice.decoder
     if decoder is None:
@@ -57,7 +61,10 @@ def synthesize(
         yield voice.synthesizer.run([audio_output], inputs)[0].reshape(-1)
         return
     latent, condition = voice.synthesizer.run([decoder.latent_name, decoder.condition_name], inputs)
-    yield from decoder.windows(latent, condition, early)
+    if scheduler is None:
+        yield from decoder.windows(latent, condition, early)
+        return
+    yield from decode_scheduled(decoder, latent, condition, voice.sample_rate, scheduler)
 
 
 def predict_durations(

@@ -77,18 +77,36 @@ def _publish(staging: Path, target: Path) -> None:
             raise
 
 
+def cached_split(source: Path, cache_dir: Path) -> SplitSynthesizer | None:
+    """The split of ``source`` if it is prepared already (no ``onnx`` import)."""
+    target = _split_target(source, cache_dir)
+    names_file = target / "names.txt"
+    if not names_file.is_file():
+        return None
+    latent, condition, rewritten = names_file.read_text().split()
+    return SplitSynthesizer(
+        target / "front.onnx", target / "decoder.onnx", latent, condition, int(rewritten)
+    )
+
+
+def _split_target(source: Path, cache_dir: Path) -> Path:
+    return cache_dir / f"split-{_cache_key(source, onnx_version(), _SPLIT_VERSION)}"
+
+
+def onnx_version() -> str:
+    from importlib.metadata import version
+
+    return version("onnx")
+
+
 def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     """Split ``source`` into front and decoder models, cached in ``cache_dir``."""
+    cached = cached_split(source, cache_dir)
+    if cached is not None:
+        return cached
     import onnx  # only needed the first time a voice is prepared
 
-    target = cache_dir / f"split-{_cache_key(source, onnx.__version__, _SPLIT_VERSION)}"
-    names_file = target / "names.txt"
-    if names_file.is_file():
-        latent, condition, rewritten = names_file.read_text().split()
-        return SplitSynthesizer(
-            target / "front.onnx", target / "decoder.onnx", latent, condition, int(rewritten)
-        )
-
+    target = _split_target(source, cache_dir)
     front, decoder, latent, condition = _extract_halves(source)
     cache_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))
@@ -179,8 +197,8 @@ def _node_by_suffix(model: Any, suffix: str, source: Path) -> Any:
 
 def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) -> Path:
     """An ALL-level optimized copy of ``source`` with external weights, made once."""
-    target = cache_dir / f"opt-{source.stem}-{_cache_key(source)}"
-    model_path = target / "model.onnx"
+    model_path = optimized_model_path(source, cache_dir)
+    target = model_path.parent
     if model_path.is_file():
         return model_path
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -201,6 +219,11 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
         raise
     _LOGGER.info("Optimized %s for this machine into %s", source, target)
     return model_path
+
+
+def optimized_model_path(source: Path, cache_dir: Path) -> Path:
+    """Where the optimized copy of ``source`` is (or will be) kept."""
+    return cache_dir / f"opt-{source.stem}-{_cache_key(source)}" / "model.onnx"
 
 
 def cached_number(
@@ -226,9 +249,7 @@ def cached_number(
 def derived_file(cache_dir: Path, source: Path, name: str, *parts: str) -> Path:
     """Where a small file derived from ``source`` (and ``parts``) is kept, keyed like the
     split: a new download, ONNX Runtime, onnx or split method makes a new entry."""
-    import onnx
-
-    key = _cache_key(source, onnx.__version__, _SPLIT_VERSION, *parts)
+    key = _cache_key(source, onnx_version(), _SPLIT_VERSION, *parts)
     return cache_dir / f"{name}-{key}"
 
 

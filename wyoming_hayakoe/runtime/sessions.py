@@ -11,7 +11,8 @@ from pathlib import Path
 import onnxruntime as ort
 
 from ..errors import ModelFileError
-from .model_cache import optimized_model, writable
+from .model_cache import writable
+from .prepare_child import optimized_in_child
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -118,11 +119,14 @@ class RuntimeSettings:
         options.log_severity_level = 3
         return options
 
-    def open(self, path: Path, what: str, cache_dir: Path | None = None) -> ort.InferenceSession:
+    def open(
+        self, path: Path, what: str, cache_dir: Path | None = None, arena: bool = True
+    ) -> ort.InferenceSession:
         """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError.
 
         With a writable ``cache_dir`` the model is optimized once into it and later loaded
-        from there without optimizing again.
+        from there without optimizing again. Without ``arena`` the session frees its buffers
+        after every run instead of keeping its largest in an arena of its own.
         """
         if not path.is_file():
             raise ModelFileError(
@@ -130,15 +134,19 @@ class RuntimeSettings:
             )
         try:
             if cache_dir is not None and writable(cache_dir):
-                prepared = optimized_model(path, cache_dir, self.session_options())
+                # In a child process: the optimizer's heap never becomes the server's.
+                prepared = optimized_in_child(path, cache_dir, self.threads)
                 options = self.session_options()
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+                options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
                     str(prepared), options, providers=["CPUExecutionProvider"]
                 )
             else:
+                options = self.session_options()
+                options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
-                    str(path), self.session_options(), providers=["CPUExecutionProvider"]
+                    str(path), options, providers=["CPUExecutionProvider"]
                 )
         except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
             reason = str(err).strip().splitlines()[-1][:200] if str(err).strip() else ""

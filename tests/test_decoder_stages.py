@@ -1,0 +1,115 @@
+"""The decoder run stage by stage as a stream equals decoding the whole latent at once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from wyoming_hayakoe.engine.decoder import Decoder, default_windows
+from wyoming_hayakoe.engine.voice import Voice
+from wyoming_hayakoe.runtime.sessions import RuntimeSettings
+
+TINY = Path(__file__).parent / "fixtures" / "tiny-voice" / "onnx" / "speakers" / "tiny"
+FULL = Path(
+    os.environ.get("WYOMING_HAYAKOE_FULL_VOICE", Path(__file__).parents[1] / ".cache/voices/full")
+)
+"""The full synthetic voice (script/make_synthetic_voice --preset full): real sizes."""
+
+WINDOWINGS = [
+    [1] * 40 + [1000],
+    [7, 13, 29, 100],
+    [14, 14, 200],
+    [3, 3, 3, 3, 3, 50],
+    [24, 96, 384],
+]
+
+
+def _decoder_and_whole(voice_dir: Path, cache: Path) -> tuple[Decoder, ort.InferenceSession]:
+    voice = Voice.load(voice_dir, RuntimeSettings.create(2), cache_dir=cache)
+    assert voice.decoder is not None
+    whole_path = next(cache.glob("split-*")) / "decoder.onnx"
+    whole = ort.InferenceSession(str(whole_path), providers=["CPUExecutionProvider"])
+    return voice.decoder, whole
+
+
+def _inputs(decoder: Decoder, whole: ort.InferenceSession, frames: int, seed: int) -> tuple:
+    shapes = {i.name: i.shape for i in whole.get_inputs()}
+    rng = np.random.default_rng(seed)
+    latent = rng.standard_normal((1, shapes[decoder.latent_name][1], frames)).astype(np.float32)
+    condition = rng.standard_normal((1, shapes[decoder.condition_name][1], 1)).astype(np.float32)
+    return latent, condition
+
+
+def _check(decoder: Decoder, whole: ort.InferenceSession, frames: int, windowings: list) -> None:
+    latent, condition = _inputs(decoder, whole, frames, seed=frames)
+    feeds = {decoder.latent_name: latent, decoder.condition_name: condition}
+    reference = whole.run(None, feeds)[0].reshape(-1)
+    assert len(reference) == frames * decoder.hop
+    peak = float(np.abs(reference).max())
+    for windows in windowings:
+        pieces = list(decoder.decode(latent, condition, windows))
+        audio = np.concatenate(pieces)
+        assert len(audio) == len(reference), windows
+        difference = float(np.abs(audio - reference).max())
+        assert difference <= 1e-4, (windows, difference)
+        assert difference <= 1e-5 * max(peak, 1e-3), (windows, difference, peak)
+
+
+@pytest.mark.parametrize("frames", [1, 13, 40, 231])
+def test_stages_stitch_to_the_whole_decoder_on_the_tiny_voice(tmp_path: Path, frames: int) -> None:
+    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    _check(decoder, whole, frames, [*WINDOWINGS, default_windows(frames, early=True)])
+
+
+def test_audio_comes_out_as_the_latent_goes_in(tmp_path: Path) -> None:
+    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    latent, condition = _inputs(decoder, whole, 200, seed=1)
+    sizes = [len(piece) for piece in decoder.decode(latent, condition, [20] * 10)]
+    assert len(sizes) == 10, "every window past the decoder's reach yields sound"
+    fed = np.cumsum([20] * 10)
+    out = np.cumsum(sizes) / decoder.hop
+    for known, heard in zip(fed, out, strict=True):
+        assert heard == pytest.approx(decoder.audible_frames(int(known), 200))
+    assert out[-1] == 200
+    # Only the decoder's right reach (under 14 frames) is held back at any cut.
+    assert all(known - heard < 14 for known, heard in zip(fed[:-1], out[:-1], strict=True))
+
+
+def test_a_stage_rereads_only_its_reach_of_its_own_input(tmp_path: Path) -> None:
+    decoder, _ = _decoder_and_whole(TINY, tmp_path)
+    # conv_pre, then the steps of ups 8, 8, 2, 2, 2: a few samples each at the stage's rate.
+    assert [stage.rate for stage in decoder.stages] == [1, 8, 8, 2, 2, 2]
+    assert all(stage.before <= 32 and stage.after <= 32 for stage in decoder.stages)
+    assert sum(stage.condition_input is not None for stage in decoder.stages) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (FULL / "onnx").is_dir(), reason="no full synthetic voice made")
+def test_stages_stitch_to_the_whole_decoder_on_the_full_voice(tmp_path: Path) -> None:
+    voice_dir = next((FULL / "onnx" / "speakers").iterdir())
+    decoder, whole = _decoder_and_whole(voice_dir, tmp_path)
+    _check(decoder, whole, 120, [[7, 13, 29, 100], [24, 96], [16] * 8])
+
+
+@pytest.mark.parametrize("assumed", [0.05, 1.0, 50.0])
+def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
+    tmp_path: Path, assumed: float
+) -> None:
+    """Assumed far below, at and far above this machine's speed: the held-back and the
+    streamed paths both stitch to the whole decoder's audio."""
+    from wyoming_hayakoe.engine.schedule import DecodeSpeed, Scheduler
+    from wyoming_hayakoe.engine.streaming import decode_scheduled
+
+    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    latent, condition = _inputs(decoder, whole, 400, seed=7)
+    feeds = {decoder.latent_name: latent, decoder.condition_name: condition}
+    reference = whole.run(None, feeds)[0].reshape(-1)
+    scheduler = Scheduler(DecodeSpeed(initial=assumed))
+    pieces = list(decode_scheduled(decoder, latent, condition, 44100, scheduler))
+    assert np.abs(np.concatenate(pieces) - reference).max() <= 1e-4
+    assert scheduler.plans and sum(scheduler.plans[0].windows) == 400
+    assert scheduler.speed.observed > 0

@@ -1,0 +1,43 @@
+"""A simulated slow board: each measured process pinned to one CPU that a busy loop shares.
+
+With ``--threads 1`` and half of one core, the decoder runs near real time, roughly what a
+Raspberry Pi 5 does with a full voice. Both sides run under the same conditions.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_prefix: list[str] = []
+
+
+def command_prefix() -> list[str]:
+    """What to put before a measured process's command (empty outside a slow board)."""
+    return list(_prefix)
+
+
+@contextmanager
+def slow_board(cpu: int | None = None) -> Iterator[int]:
+    """Pin measured processes to ``cpu`` (default: the last usable one) and keep a CPU-bound
+    process busy on it until the block ends."""
+    if shutil.which("taskset") is None:
+        raise RuntimeError("the slow-board condition needs taskset (util-linux)")
+    cpu = max(os.sched_getaffinity(0)) if cpu is None else cpu
+    burner = subprocess.Popen(
+        ["taskset", "-c", str(cpu), sys.executable, "-c", "while True: pass"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _prefix[:] = ["taskset", "-c", str(cpu)]
+    try:
+        yield cpu
+    finally:
+        _prefix.clear()
+        burner.kill()
+        burner.wait()

@@ -1,0 +1,128 @@
+"""Preparing models in a child process that exits, one model at a time.
+
+Splitting and optimizing a full voice's models holds the whole graph, its copies and the
+optimizer's work on the heap at once (about 1.5 GB); a server process would keep that peak,
+and on a 2 GB board next to Home Assistant the OOM killer may end it. A child does the work
+and exits, so the server only loads the finished files. Every step writes into a staging
+folder and renames it into place when done (model_cache.py), so a child killed half-way leaves
+only a staging folder that nothing reads; the next start prepares the model again.
+
+    python -m wyoming_hayakoe.runtime.prepare_child optimize SOURCE CACHE_DIR THREADS
+    python -m wyoming_hayakoe.runtime.prepare_child split SOURCE CACHE_DIR
+    python -m wyoming_hayakoe.runtime.prepare_child stages DECODER LATENT CONDITION CACHE_DIR
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import ModelFileError
+from .decoder_stages import StageFiles, cached_stages
+from .model_cache import SplitSynthesizer, cached_split, optimized_model_path
+
+_LOGGER = logging.getLogger(__name__)
+_PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+_STALE_SECONDS = 24 * 3600
+
+
+def optimized_in_child(source: Path, cache_dir: Path, threads: int) -> Path:
+    """The optimized copy of ``source``, made by a child process if not yet there."""
+    path = optimized_model_path(source, cache_dir)
+    if not path.is_file():
+        run_step("optimize", [str(source), str(cache_dir), str(threads)], source.name, cache_dir)
+    if not path.is_file():
+        raise ModelFileError(f"Preparing {source} left no optimized model in {cache_dir}")
+    return path
+
+
+def split_in_child(source: Path, cache_dir: Path) -> SplitSynthesizer:
+    """The synthesizer split into front and decoder, by a child process if not yet there."""
+    split = cached_split(source, cache_dir)
+    if split is None:
+        run_step("split", [str(source), str(cache_dir)], source.name, cache_dir)
+        split = cached_split(source, cache_dir)
+    if split is None:
+        raise ModelFileError(f"Splitting {source} left no split models in {cache_dir}")
+    return split
+
+
+def stages_in_child(decoder: Path, latent: str, condition: str, cache_dir: Path) -> StageFiles:
+    """The decoder cut into stages, by a child process if not yet there."""
+    stages = cached_stages(decoder, condition, cache_dir)
+    if stages is None:
+        arguments = [str(decoder), latent, condition, str(cache_dir)]
+        run_step("stages", arguments, decoder.name, cache_dir)
+        stages = cached_stages(decoder, condition, cache_dir)
+    if stages is None:
+        raise ModelFileError(f"Cutting {decoder} left no stage models in {cache_dir}")
+    return stages
+
+
+def run_step(step: str, args: Sequence[str], what: str, cache_dir: Path) -> None:
+    """Run one preparation step in a child Python process and wait for it to exit; a child
+    that fails or is killed leaves no staging folder behind."""
+    before = set(_staging_folders(cache_dir))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_PARENT), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", __name__, step, *args]
+    started = time.monotonic()
+    _LOGGER.info("Preparing %s for this machine (%s, in a child process)", what, step)
+    done = subprocess.run(
+        command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        for folder in set(_staging_folders(cache_dir)) - before:
+            shutil.rmtree(folder, ignore_errors=True)
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        reason = lines[-1][:300] if lines else f"exit status {done.returncode}"
+        raise ModelFileError(f"Preparing {what} ({step}) failed in a child process: {reason}")
+    _LOGGER.info("Prepared %s (%s) in %.1f s", what, step, time.monotonic() - started)
+
+
+def _staging_folders(cache_dir: Path) -> list[Path]:
+    """Folders of preparations under way (or of ones killed with their server: those older
+    than a day are removed)."""
+    found = []
+    for folder in cache_dir.glob(".*-*") if cache_dir.is_dir() else []:
+        try:
+            if time.time() - folder.stat().st_mtime > _STALE_SECONDS:
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+        except OSError:
+            continue
+        found.append(folder)
+    return found
+
+
+def main(argv: Sequence[str]) -> int:
+    from .decoder_stages import split_decoder_stages
+    from .model_cache import optimized_model, split_synthesizer
+    from .sessions import RuntimeSettings
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    step, *args = argv
+    if step == "optimize":
+        source, cache, threads = args
+        options = RuntimeSettings.create(int(threads)).session_options()
+        optimized_model(Path(source), Path(cache), options)
+    elif step == "split":
+        source, cache = args
+        split_synthesizer(Path(source), Path(cache))
+    elif step == "stages":
+        decoder, latent, condition, cache = args
+        split_decoder_stages(Path(decoder), latent, condition, Path(cache))
+    else:
+        raise SystemExit(f"unknown preparation step {step!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -19,7 +19,6 @@ from web_utils import (
     copy_tiny_data,
     forget_user_words,
     parse_wav,
-    tiny_voice_aivmx,
     tiny_voice_zip,
     tree,
     web_client,
@@ -31,6 +30,8 @@ from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import g2p
 from wyoming_hayakoe.web.app import create_app
 from wyoming_hayakoe.web.uploads import UploadLimits
+
+AIVMX_FIXTURE = Path(__file__).parent / "fixtures" / "aivmx" / "test-voice.aivmx"
 
 LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)
 
@@ -176,16 +177,15 @@ async def test_upload_zip_and_aivmx(site: tuple[WebFixture, TestClient]) -> None
     flat = upload_form(tiny_voice_zip(None, {"README.md": b"hi"}), "flat-voice.zip")
     assert (await client.post("/api/voices/upload", data=flat)).status == 201
     assert not (fixture.speakers / "flat-voice" / "README.md").exists()
-    aivmx = upload_form(tiny_voice_aivmx(), "My Voice.aivmx", name="aivm-voice")
+    aivmx = upload_form(AIVMX_FIXTURE.read_bytes(), "My Voice.aivmx", name="aivm-voice")
     response = await client.post("/api/voices/upload", data=aivmx)
     assert response.status == 201, await response.text()
-    folder = fixture.speakers / "aivm-voice"
-    assert sorted(p.name for p in folder.iterdir()) == [
-        "config.json",
-        "style_vectors.npy",
-        "synthesizer.onnx",
-    ]
-    for voice in ("tiny-zip", "aivm-voice"):
+    # Kept as it is, so its speakers, licence and credit stay with it.
+    kept = fixture.speakers.parents[1] / "aivmx" / "aivm-voice.aivmx"
+    assert kept.read_bytes() == AIVMX_FIXTURE.read_bytes()
+    listed = {v["name"]: v for v in (await (await client.get("/api/voices")).json())["voices"]}
+    assert listed["aivm-voice-0"]["installed"] and listed["aivm-voice-0"]["attribution_name"]
+    for voice in ("tiny-zip", "aivm-voice-0"):
         spoken = await client.post("/api/synthesize", json={"text": "はい。", "voice": voice})
         assert spoken.status == 200 and len(parse_wav(await spoken.read())[1]) > 0
 
@@ -194,7 +194,7 @@ async def test_upload_zip_and_aivmx(site: tuple[WebFixture, TestClient]) -> None
     ("data", "filename", "name", "status", "words"),
     [
         (b"not a zip", "voice.zip", "", 400, "zip"),
-        (b"\x08\x01garbage", "voice.aivmx", "x", 400, "ONNX"),
+        (b"\x08\x01garbage", "voice.aivmx", "x", 400, "AIVMX"),
         (b"MZ....", "voice.exe", "", 400, ".aivmx"),
         (tiny_voice_zip(None, {"../evil.txt": b"x"}), "voice.zip", "", 400, "not allowed"),
         (tiny_voice_zip(None, {"/abs.txt": b"x"}), "voice.zip", "", 400, "not allowed"),

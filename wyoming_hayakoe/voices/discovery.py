@@ -61,8 +61,11 @@ def _export_folders(root: Path) -> list[Path]:
 
 
 def _children(folder: Path) -> list[Path]:
+    """What a folder holds, but hidden entries (uploads and downloads in progress)."""
     try:
-        return list(folder.iterdir()) if folder.is_dir() else []
+        return (
+            [p for p in folder.iterdir() if not p.name.startswith(".")] if folder.is_dir() else []
+        )
     except OSError as err:
         _LOGGER.warning("Cannot list voices in %s: %s", folder, err)
         return []

@@ -10,7 +10,6 @@ from pathlib import Path
 from aiohttp import BodyPartReader, web
 
 from ..voices.catalog import is_valid_voice_name
-from ..voices.layout import SPEAKERS_DIR
 from .backend import WebBackend
 from .uploads import UploadError, UploadLimits, check_file_name, install_upload
 
@@ -70,13 +69,12 @@ async def upload_voice(request: web.Request) -> web.Response:
         raise UploadError(_too_big(limits), 413)
     if not request.content_type.startswith("multipart/"):
         raise UploadError("send the voice as a multipart form (fields file and name)")
-    speakers = backend.upload_dir / SPEAKERS_DIR
     temporary = backend.upload_dir / f".upload-{uuid.uuid4().hex}"
     try:
         filename, name = await _receive(request, temporary, limits)
         async with request.app[UPLOAD_LOCK]:  # one placement at a time
             voice = await backend.in_thread(
-                install_upload, temporary, filename, name, speakers, limits
+                install_upload, temporary, filename, name, backend.upload_dir, limits
             )
     finally:
         with contextlib.suppress(OSError):

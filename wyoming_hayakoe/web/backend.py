@@ -29,10 +29,10 @@ from ..text.g2p import g2p
 from ..text.sentences import split_for_synthesis
 from ..text.user_dict import UserDictionary
 from ..voices.catalog import catalog_repository, is_valid_voice_name
-from ..voices.config import VoiceConfig
 from ..voices.download import DownloadOptions, fetch_remote_info
 from ..voices.hub import repo_file_url, resolve_endpoint
-from ..voices.layout import CONFIG_FILE, SPEAKERS_DIR
+from ..voices.layout import SPEAKERS_DIR
+from ..voices.sources import VoiceSource
 from .rewrites import rewrite_segments
 
 _LOGGER = logging.getLogger(__name__)
@@ -101,21 +101,22 @@ class WebBackend:
 
     def _voice_list(self) -> list[dict[str, Any]]:
         store, settings = self.store, self.service.settings
-        installed = store.installed()
+        installed = store.sources()  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
         catalog = store.catalog
-        names = installed if settings.local_files_only else store.all_voice_names()
+        names = set(installed) if settings.local_files_only else set(catalog) | set(installed)
         voices = []
         for name in sorted(names):
             known = catalog.get(name)
-            folder = installed.get(name)
+            source = installed.get(name)
+            credit = source.credit if source is not None and source.credit else ("", "")
             item: dict[str, Any] = {
                 "name": name,
                 "description": known.description if known else "",
                 "license": known.license if known else "",
-                "attribution_name": known.attribution_name if known else "",
-                "attribution_url": known.attribution_url if known else "",
+                "attribution_name": known.attribution_name if known else credit[0],
+                "attribution_url": known.attribution_url if known else credit[1],
                 "in_catalog": known is not None,
-                "installed": folder is not None,
+                "installed": source is not None,
                 "default": name == settings.default_voice,
                 "styles": list(known.styles) if known else [],
                 "speakers": [],
@@ -123,9 +124,13 @@ class WebBackend:
                 "size_bytes": None,
                 "deletable": False,
             }
-            if folder is not None:
-                item.update(_installed_details(folder))
-                item["deletable"] = self._deletable(name, folder)
+            if source is not None:
+                item.update(_installed_details(source))
+                if not known:
+                    item["description"] = source.description
+                    item["license"] = source.license or ""
+                # Only HayaKoe folders are deleted here; other files are the user's to remove.
+                item["deletable"] = source.kind == "hayakoe" and self._deletable(name, source.path)
             job = self.downloads.get(name)
             if job is not None and job.state == "running":
                 item["downloading"] = True
@@ -212,7 +217,7 @@ class WebBackend:
     async def resolve(
         self, voice: str, style: str | None, given: dict[str, float]
     ) -> ResolvedVoice:
-        if voice not in self.store.installed():
+        if voice not in await self.in_thread(self.store.sources):
             # The page never downloads as a side effect: that is the Voices page's button.
             raise UnknownVoiceError(f"voice {voice!r} is not installed")
         resolved = await self.service.resolve(voice, style)
@@ -276,17 +281,18 @@ class WebBackend:
         await loop.run_in_executor(self._text_pool, self._current_frontend)
 
 
-def _installed_details(folder: Path) -> dict[str, Any]:
+def _installed_details(source: VoiceSource) -> dict[str, Any]:
     details: dict[str, Any] = {}
     try:
-        config = VoiceConfig.read(folder / CONFIG_FILE)
+        config = source.read_config()
         details["styles"] = sorted(config.styles, key=config.styles.__getitem__)
         details["speakers"] = sorted(config.speakers, key=config.speakers.__getitem__)
         details["sample_rate"] = config.sample_rate
     except HayakoeError as err:
         details["config_error"] = str(err)
+    paths = [source.path] if source.path.is_file() else source.path.rglob("*")
     size = 0
-    for path in folder.rglob("*"):
+    for path in paths:
         with contextlib.suppress(OSError):
             if path.is_file():
                 size += path.stat().st_size

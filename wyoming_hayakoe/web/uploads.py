@@ -1,4 +1,5 @@
-"""Voices uploaded from the page: an ``.aivmx`` file or a zip of a HayaKoe voice folder.
+"""Voices uploaded from the page: an ``.aivmx`` file (kept as it is) or a zip of a HayaKoe
+voice folder.
 
 The upload is checked and unpacked into a hidden staging folder next to the voices (the
 store ignores names starting with a dot), and only a complete, readable voice is renamed into
@@ -7,11 +8,7 @@ place in one step. Anything refused leaves nothing behind.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
-import io
-import json
 import os
 import shutil
 import stat
@@ -23,10 +20,13 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from ..errors import ModelFileError
+from ..voices.aivmx import AIVMX_SUFFIX, read_aivmx
 from ..voices.catalog import is_valid_voice_name
 from ..voices.config import VoiceConfig
 from ..voices.layout import (
+    AIVMX_DIR,
     CONFIG_FILE,
+    SPEAKERS_DIR,
     STYLE_VECTORS_FILE,
     VOICE_FILE_NAMES,
     missing_voice_files,
@@ -36,8 +36,6 @@ from ..voices.layout import (
 ALLOWED_SUFFIXES = (".aivmx", ".zip")
 _VOICE_FILES = VOICE_FILE_NAMES
 _MAX_MEMBERS = 64
-_AIVM_HYPER_PARAMETERS = "aivm_hyper_parameters"
-_AIVM_STYLE_VECTORS = "aivm_style_vectors"
 
 
 class UploadError(ValueError):
@@ -65,24 +63,23 @@ def check_file_name(filename: str) -> str:
 
 
 def install_upload(
-    upload: Path, filename: str, name: str, speakers_dir: Path, limits: UploadLimits
+    upload: Path, filename: str, name: str, data_dir: Path, limits: UploadLimits
 ) -> str:
-    """Unpack or convert ``upload`` into ``speakers_dir/<voice name>``; returns the name.
+    """Place ``upload`` in ``data_dir``: an ``.aivmx`` file as it is under ``aivmx/``, a zip
+    unpacked into ``onnx/speakers/<voice name>``; returns the name it was given.
 
     ``name`` may be empty: then the zip's top folder or the file name gives it.
     """
     suffix = check_file_name(filename)
+    if suffix == ".aivmx":
+        return _install_aivmx(upload, name or PurePosixPath(filename).stem, data_dir / AIVMX_DIR)
+    speakers_dir = data_dir / SPEAKERS_DIR
     staging = speakers_dir / f".staging-{uuid.uuid4().hex}"
     try:
         speakers_dir.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
-        if suffix == ".zip":
-            top = _unzip(upload, staging, limits)
-            name = name or top or PurePosixPath(filename).stem
-        else:
-            _convert_aivmx(upload, staging)
-            name = name or PurePosixPath(filename).stem
-        name = check_voice_name(name, speakers_dir)
+        top = _unzip(upload, staging, limits)
+        name = check_voice_name(name or top or PurePosixPath(filename).stem, speakers_dir)
         check_voice_folder(staging)
         os.rename(staging, speakers_dir / name)  # the voice appears whole or not at all
         return name
@@ -92,13 +89,33 @@ def install_upload(
             upload.unlink()
 
 
-def check_voice_name(name: str, speakers_dir: Path) -> str:
+def _install_aivmx(upload: Path, name: str, aivmx_dir: Path) -> str:
+    """Keep the file as AivisSpeech has it (its licence, credit and speakers stay in it),
+    once it reads as a JP-Extra voice; renamed into place, so it appears whole or not at all."""
+    name = check_voice_name(name, aivmx_dir, AIVMX_SUFFIX)
+    try:
+        read_aivmx(upload)
+    except ModelFileError as err:
+        raise UploadError(str(err).replace(str(upload), "the .aivmx file")) from None
+    aivmx_dir.mkdir(parents=True, exist_ok=True)
+    staging = aivmx_dir / f".staging-{uuid.uuid4().hex}{AIVMX_SUFFIX}"
+    try:
+        shutil.move(upload, staging)
+        os.rename(staging, aivmx_dir / f"{name}{AIVMX_SUFFIX}")
+    finally:
+        with contextlib.suppress(OSError):
+            staging.unlink()
+    return name
+
+
+def check_voice_name(name: str, folder: Path, suffix: str = "") -> str:
+    """``name`` if it can be a voice name and ``folder`` has no ``name + suffix`` yet."""
     if not is_valid_voice_name(name):
         raise UploadError(
             f"{name!r} cannot be a voice name: use 1-64 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit (type a name in the name field)"
         )
-    if (speakers_dir / name).exists():
+    if (folder / f"{name}{suffix}").exists():
         raise UploadError(
             f"a voice named {name!r} already exists: delete it or choose another name", 409
         )
@@ -182,26 +199,3 @@ def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, dest: Path, budg
     except FileExistsError:
         raise UploadError(f"the zip holds {dest.name} twice") from None
     return budget
-
-
-def _convert_aivmx(upload: Path, staging: Path) -> None:
-    """An AIVMX file is an ONNX model with the SBV2 config and style vectors as metadata."""
-    import onnx  # only here: a large import, needed by this path alone
-
-    try:
-        model = onnx.load_model(str(upload), load_external_data=False)
-    except Exception as err:  # protobuf raises several types on garbage
-        raise UploadError(f"not an ONNX (.aivmx) file: {err}") from None
-    metadata = {prop.key: prop.value for prop in model.metadata_props}
-    del model
-    if _AIVM_HYPER_PARAMETERS not in metadata or _AIVM_STYLE_VECTORS not in metadata:
-        raise UploadError("the .aivmx file has no AIVM hyper-parameters or style vectors")
-    try:
-        config = json.loads(metadata[_AIVM_HYPER_PARAMETERS])
-        vectors = base64.b64decode(metadata[_AIVM_STYLE_VECTORS], validate=True)
-        np.load(io.BytesIO(vectors), allow_pickle=False)
-    except (ValueError, binascii.Error) as err:
-        raise UploadError(f"the .aivmx metadata cannot be read: {err}") from None
-    (staging / "config.json").write_text(json.dumps(config, ensure_ascii=False), "utf-8")
-    (staging / "style_vectors.npy").write_bytes(vectors)
-    os.replace(upload, staging / "synthesizer.onnx")

@@ -131,23 +131,6 @@ def tiny_voice_zip(top: str | None = "tiny-zip", extra: dict[str, bytes] | None 
     return buffer.getvalue()
 
 
-def tiny_voice_aivmx() -> bytes:
-    """The tiny voice as an AIVMX file: its synthesizer with the config and style vectors
-    in the ONNX metadata, as AivisSpeech's files carry them."""
-    import base64
-
-    import onnx
-
-    model = onnx.load_model(str(TINY_VOICE_DIR / "synthesizer.onnx"))
-    config = (TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8")
-    vectors = base64.b64encode((TINY_VOICE_DIR / "style_vectors.npy").read_bytes()).decode()
-    onnx.helper.set_model_props(
-        model,
-        {"aivm_manifest": "{}", "aivm_hyper_parameters": config, "aivm_style_vectors": vectors},
-    )
-    return bytes(model.SerializeToString())
-
-
 def tree(root: Path) -> list[str]:
     """Every path under ``root`` (to show an action left nothing behind)."""
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))

@@ -176,7 +176,7 @@ def stage_reaches(shape: DecoderShape) -> list[tuple[int, int, int]]:
     """(rate, before, after) of every stage, from the generator's configuration."""
     edge = (_EDGE_KERNEL - 1) // 2
     reaches = [(1, edge, edge)]
-    spread = _resblock_spread(shape)
+    spread = shape.resblock_spread()
     steps = list(zip(shape.upsample_rates, shape.upsample_kernel_sizes, strict=True))
     for index, (rate, kernel) in enumerate(steps):
         if (kernel - rate) % 2:
@@ -188,18 +188,6 @@ def stage_reaches(shape: DecoderShape) -> list[tuple[int, int, int]]:
         after = (rate - 1 + reach + padding) // rate
         reaches.append((rate, before, after))
     return reaches
-
-
-def _resblock_spread(shape: DecoderShape) -> int:
-    spreads = []
-    for kernel, dilations in zip(
-        shape.resblock_kernel_sizes, shape.resblock_dilation_sizes, strict=True
-    ):
-        spread = sum((kernel - 1) * d // 2 for d in dilations)
-        if shape.resblock == "1":  # each dilated conv is followed by an undilated one
-            spread += len(dilations) * ((kernel - 1) // 2)
-        spreads.append(spread)
-    return max(spreads, default=0)
 
 
 def open_decoder(

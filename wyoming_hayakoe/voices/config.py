@@ -42,7 +42,7 @@ class DecoderShape:
         every sample of a frame decides (13 frames for the published configuration).
         """
         total_rate = math.prod(self.upsample_rates)
-        spread = self._resblock_spread()
+        spread = self.resblock_spread()
         reach = max(
             frame
             for sample in range(total_rate)
@@ -69,7 +69,7 @@ class DecoderShape:
         frame = out // total_rate
         return frame - low, high - frame
 
-    def _resblock_spread(self) -> int:
+    def resblock_spread(self) -> int:
         """Samples either side that the widest residual block reads (the blocks are summed)."""
         spreads = []
         for kernel, dilations in zip(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tools.shared_data import TOKENIZER_ENV, real_tokenizer_dir
 from wyoming_hayakoe.text.symbols import SYMBOL_TO_ID
 from wyoming_hayakoe.text.tokenizer import tokenize
 
@@ -18,16 +18,12 @@ if TYPE_CHECKING:  # the front-end loads OpenJTalk: only the fixtures that need 
     from wyoming_hayakoe.text.frontend import Phonemes, TextFrontend
 
 TESTS_DIR = Path(__file__).resolve().parent
-TOKENIZER_ENV = "WYOMING_HAYAKOE_TOKENIZER_DIR"
-_SHARED_TOKENIZER = (
-    TESTS_DIR.parent.parent / "shared" / "tokenizer" / "deberta-v2-large-japanese-char-wwm"
-)
 
 
 @pytest.fixture(scope="session")
 def bert_tokenizer_dir() -> Path:
     """The real tokenizer files of the HayaKoe BERT (vocab.txt and configs)."""
-    path = Path(os.environ.get(TOKENIZER_ENV, _SHARED_TOKENIZER))
+    path = real_tokenizer_dir()
     if not (path / "vocab.txt").is_file():
         pytest.skip(
             f"the real BERT tokenizer files are absent: no {path / 'vocab.txt'} "
@@ -56,7 +52,7 @@ def available_frontend() -> TextFrontend:
     """With the real tokenizer files when they are there (token ids checked), else without."""
     from wyoming_hayakoe.text.frontend import TextFrontend
 
-    path = Path(os.environ.get(TOKENIZER_ENV, _SHARED_TOKENIZER))
+    path = real_tokenizer_dir()
     return TextFrontend(path if (path / "vocab.txt").is_file() else None)
 
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from server_utils import REPO_ROOT, server_env
 
+from tools.server_process import REPO_ROOT, server_env
 from wyoming_hayakoe import __version__
 from wyoming_hayakoe.cli import ENV_ARGS, parse_args
 

@@ -14,15 +14,8 @@ from hf_server import Fault, HFTestServer, write_fake_voice
 
 from wyoming_hayakoe.errors import DownloadError
 from wyoming_hayakoe.voices import download
-from wyoming_hayakoe.voices.download import (
-    DownloadOptions,
-    check_redirect,
-    check_url,
-    download_file,
-    fetch_remote_info,
-    repo_file_url,
-    resolve_endpoint,
-)
+from wyoming_hayakoe.voices.download import DownloadOptions, download_file, fetch_remote_info
+from wyoming_hayakoe.voices.hub import check_redirect, check_url, repo_file_url, resolve_endpoint
 
 VOICE = "jvnv-F1-jp"
 SYNTH = f"onnx/speakers/{VOICE}/synthesizer.onnx"

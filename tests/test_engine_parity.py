@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference_oracle import own_reference_tokenizer
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
@@ -19,6 +20,8 @@ ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE = "tiny"
 TOLERANCE = 1e-4
+WINDOW_TOLERANCE = 1e-5
+"""Windows against whole decoding, relative to the peak (see test_decoder_context.py)."""
 
 SINGLE = [
     "こんにちは。",
@@ -45,15 +48,13 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory):
     from hayakoe import TTS
-    from hayakoe.nlp import bert_models
 
-    # The reference keeps its tokenizer in a process-wide global: make it the tiny voice's
-    # for this module, and leave it unset for the tests that want the real one.
-    bert_models.unload_tokenizer()
-    cache = tmp_path_factory.mktemp("hayakoe-cache")
-    tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
-    yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
-    bert_models.unload_tokenizer()
+    # The reference keeps its tokenizer in a process-wide global: the tiny voice's for this
+    # module, then back to what the other tests loaded.
+    with own_reference_tokenizer():
+        cache = tmp_path_factory.mktemp("hayakoe-cache")
+        tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
+        yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
 
 
 def _params(style: str = "Neutral", weight: float = 1.0, speed: float = 1.0) -> SynthesisParams:
@@ -170,11 +171,14 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path
     voice_dir = ROOT / "onnx" / "speakers" / VOICE
     chunks = list(split.render(split.load_voice(voice_dir), text, _params()))
     assert split.load_voice(voice_dir).decoder is not None
-    assert len(chunks) >= 3, "a long sentence must come out in several windows"
+    assert len(chunks) >= 2, "a long sentence must come out in several windows"
     (reference,) = whole.render(whole.load_voice(voice_dir), text, _params())
     stitched = np.concatenate([c.audio for c in chunks])
     assert stitched.shape == reference.audio.shape
-    assert np.max(np.abs(stitched - reference.audio)) <= TOLERANCE
+    # Relative to the peak, at the level of float rounding: the fixture's decoder has weight on
+    # its outer taps, so one frame too little context is off by about 1e-3 of the peak.
+    peak = float(np.max(np.abs(reference.audio)))
+    assert np.max(np.abs(stitched - reference.audio)) <= WINDOW_TOLERANCE * peak
 
 
 def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Faults of the disk, the download server and the voice files (issue 6, item 2).
+"""Faults of the disk, the download server and the voice files.
 
 Each fault must give a clear error event, leave no half-written file that is later taken as
 complete, and leave the server serving the voices that are fine. File-system faults use a
@@ -17,14 +17,9 @@ from pathlib import Path
 import pytest
 from hf_server import Fault, HFTestServer, write_tiny_voice_fixture
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves
-from server_utils import (
-    TINY_VOICE_DIR,
-    TINY_VOICE_ROOT,
-    ServerProcess,
-    start_server,
-    synthesize,
-)
 
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
+from tools.wyoming_requests import synthesize, synthesize_refused
 from wyoming_hayakoe.voices.catalog import load_catalog
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR
 
@@ -141,11 +136,9 @@ def downloading_server(
 async def download_errors(server: ServerProcess, voice: str) -> list[str]:
     """Ask for ``voice`` twice: each answer must be one ``download-failed`` error (nothing
     half-downloaded is taken for done the second time); returns the two error texts."""
-    async with server.client() as client:
-        responses = [await synthesize(client, SHORT_TEXT, voice=voice) for _ in range(2)]
+    responses = [await synthesize_refused(server, SHORT_TEXT, voice=voice) for _ in range(2)]
     texts = []
     for response in responses:
-        assert response.types == ["error"]
         (error,) = response.errors
         assert error.code == "download-failed"
         texts.append(error.text)
@@ -248,13 +241,11 @@ async def test_broken_voice_is_a_clear_error_and_the_others_still_work(
     broken_server: ServerProcess, voice: str
 ) -> None:
     _, code, words = BROKEN[voice]
-    async with broken_server.client() as client:
-        for _ in range(2):  # the same answer again: nothing half-loaded is kept
-            response = await synthesize(client, SHORT_TEXT, voice=voice)
-            assert response.types == ["error"]
-            (error,) = response.errors
-            assert error.code == code and words in error.text, error
-            assert voice in error.text
+    for _ in range(2):  # the same answer again: nothing half-loaded is kept
+        response = await synthesize_refused(broken_server, SHORT_TEXT, voice=voice)
+        (error,) = response.errors
+        assert error.code == code and words in error.text, error
+        assert voice in error.text
     await assert_still_serves(broken_server)
 
 

@@ -1,4 +1,4 @@
-"""Property-based tests through the running server (issue 6, item 4).
+"""Property-based tests through the running server.
 
 The event reader gets arbitrary bytes, and JSON headers with arbitrary field values, over a
 real socket: the server never crashes, never logs an unexpected exception, and answers a ping
@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reliability_utils import assert_clean_log, exchange, header
-from server_utils import TINY_VOICE_DIR, ServerProcess, start_server
+
+from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
 
 pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"

@@ -12,7 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
-from server_utils import start_server, synthesize
+
+from tools.server_process import start_server
+from tools.wyoming_requests import synthesize
 
 # The window starts 1 s after the answer ended and lasts 2 s; 0.1 s of CPU in it is generous
 # (an idle asyncio server uses ~0) while a spinning thread would burn ~2 s.

@@ -43,7 +43,7 @@ def test_reading_matches_the_reference(
     tmp_path: Path,
     hayakoe_reference: Callable[[str], Any],
 ) -> None:
-    # The reference-compatible front-end reads the smart-home layer's output (issue 4).
+    # The reference-compatible front-end reads the smart-home layer's output.
     rewritten = TextFrontend(smart_home=True).rewrite(text)
     expected = hayakoe_reference(rewritten)
     code, lines, _ = _run(capsys, "--data-dir", str(tmp_path), text)

@@ -1,4 +1,4 @@
-"""Nobody gets in (issue 6, item 5): names cannot lead out of the data dirs, downloads only
+"""Nobody gets in: names cannot lead out of the data dirs, downloads only
 over https, nothing in a voice folder is executed, and the documentation says plainly that the
 Wyoming protocol has no authentication and how to listen on one interface only.
 """
@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from hf_server import HFTestServer
 from reliability_utils import SHORT_TEXT, assert_still_serves
-from server_utils import (
+
+from tools.server_process import (
     REPO_ROOT,
     TINY_VOICE_DIR,
     TINY_VOICE_ROOT,
     ServerProcess,
     start_server,
-    synthesize,
 )
-
+from tools.wyoming_requests import synthesize, synthesize_refused
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR, USER_DICTIONARY_FILE
 
 pytestmark = pytest.mark.skipif(
@@ -141,11 +141,9 @@ async def test_absolute_voice_name_cannot_name_a_folder(
     "style", ["../../../etc/passwd", "/etc/passwd", "Happy/../Neutral", "..", "Happy\x00"]
 )
 async def test_style_names_are_only_names(server: ServerProcess, style: str) -> None:
-    async with server.client() as client:
-        by_speaker = await synthesize(client, SHORT_TEXT, voice="tiny", speaker=style)
-        by_name = await synthesize(client, SHORT_TEXT, voice=f"tiny ({style})")
+    by_speaker = await synthesize_refused(server, SHORT_TEXT, voice="tiny", speaker=style)
+    by_name = await synthesize_refused(server, SHORT_TEXT, voice=f"tiny ({style})")
     for response in (by_speaker, by_name):
-        assert response.types == ["error"]
         assert response.errors[0].code in ("unknown-style", "unknown-voice")
     await assert_still_serves(server)
 

@@ -1,4 +1,4 @@
-"""The smart-home text layer: numbers, units, times, dates, English, markdown (issue 4).
+"""The smart-home text layer: numbers, units, times, dates, English, markdown.
 
 ``tests/data/smarthome_corpus.tsv`` holds announcements with the katakana an announcer would
 say, written by hand (``category<TAB>text<TAB>reading``; ``\\n`` in a text is a newline). The

@@ -1,4 +1,4 @@
-"""A short soak (issue 6, item 3); script/soak runs the long one and writes RELIABILITY.md.
+"""A short soak; script/soak runs the long one and writes RELIABILITY.md.
 
 120 requests of mixed texts and styles, a quarter of them streamed, over 6 connections at
 once: every answer is well-formed audio, memory does not creep up once the server is warm,
@@ -11,8 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 from reliability_utils import assert_clean_log
-from server_utils import TINY_VOICE_DIR, ServerProcess, start_server
-from soak_utils import SHORT_TEXTS, request_mix, run_soak
+
+from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
+from tools.soak_requests import SHORT_TEXTS, request_mix, run_soak
 
 pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"

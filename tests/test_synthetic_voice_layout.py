@@ -12,11 +12,13 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
+from tools.shared_data import real_tokenizer_dir
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE / "fixtures" / "tiny-voice"
 VOICE = "tiny"
 SPEAKER = ROOT / "onnx" / "speakers" / VOICE
-REAL_VOCAB = HERE.parent.parent / "shared/tokenizer/deberta-v2-large-japanese-char-wwm/vocab.txt"
+REAL_VOCAB = real_tokenizer_dir() / "vocab.txt"
 
 HOP = 512
 RATE = 44100

@@ -1,4 +1,4 @@
-"""The user dictionary: file format, bad lines, reloading while running, path safety (issue 4).
+"""The user dictionary: file format, bad lines, reloading while running, path safety.
 
 pyopenjtalk's dictionary is process-wide: every test that loads words goes through the
 ``user_dictionary`` fixture, which removes them again (and checks that it did).

@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from server_utils import TINY_VOICE_ROOT, start_server, synthesize
+from tools.server_process import TINY_VOICE_ROOT, start_server
+from tools.wyoming_requests import synthesize
 
 TEXT = "ソノスの音量を上げました。"
 

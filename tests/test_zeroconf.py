@@ -11,11 +11,12 @@ from pathlib import Path
 
 import ifaddr
 import pytest
-from server_utils import TINY_VOICE_DIR, first_event, free_port, start_server
 from wyoming.client import AsyncTcpClient
 from wyoming.info import Describe
 from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
 
+from tools.server_process import TINY_VOICE_DIR, free_port, start_server
+from tools.wyoming_requests import first_event
 from wyoming_hayakoe.server.zeroconf_announcer import (
     SERVICE_TYPE,
     ZeroconfAnnouncer,

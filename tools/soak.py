@@ -1,4 +1,4 @@
-"""``python -m tools.soak`` (or ``script/soak``): the long soak of issue 6; writes RELIABILITY.md.
+"""``python -m tools.soak`` (or ``script/soak``): the long soak; writes RELIABILITY.md.
 
 Starts the server on the committed tiny voice (as the tests do), sends 2,000 requests of mixed
 lengths and styles over 20 connections at once, checks every answer, and compares the server's
@@ -17,11 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-
-from server_utils import start_server  # noqa: E402
-from soak_utils import LONGER_TEXTS, SHORT_TEXTS, SoakResult, request_mix, run_soak  # noqa: E402
+from tools.server_process import REPO_ROOT as REPO
+from tools.server_process import start_server
+from tools.soak_requests import LONGER_TEXTS, SHORT_TEXTS, SoakResult, request_mix, run_soak
 
 RSS_LIMIT = 0.05
 
@@ -146,7 +144,7 @@ def _document(
     text_list = ", ".join(f"「{t}」" for t in texts)
     return f"""# Reliability
 
-Issue 6: nothing crashes, nothing is lost, nobody gets in. The test suite checks each point on
+Nothing crashes, nothing is lost, nobody gets in. The test suite checks each point on
 every run; this file records the long soak, which is too slow for the suite.
 
 | what | where |

@@ -17,11 +17,18 @@ def run() -> None:
     # Imported after parsing so that argument errors, --help and --version need no ONNX Runtime.
     from .server.app import serve
 
+    # The web page is an optional neighbour of the Wyoming server, on the same event loop.
+    web = None
+    if args.http_uri:
+        from .web.app import web_page_starter
+
+        web = web_page_starter(args.http_uri, args.http_allow or ())
+
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO, format=args.log_format)
     if not args.debug:
         logging.getLogger("zeroconf").setLevel(logging.WARNING)
     try:
-        outcome = asyncio.run(serve(args))
+        outcome = asyncio.run(serve(args, web))
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
         sys.exit(130)
     if outcome.threads_busy:

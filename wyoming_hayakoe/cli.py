@@ -7,6 +7,7 @@ answer at once. A bad value ends the program with one line on stderr and exit st
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import math
 import os
@@ -18,9 +19,12 @@ from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
+from .voices.hub import hub_offline
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"
+DEFAULT_HTTP_URI = "tcp://127.0.0.1:8099"
+INGRESS_PROXY = "172.30.32.2"  # the Supervisor: the only client of an add-on's ingress port
 DEFAULT_VOICE = "jvnv-F1-jp"
 DEFAULT_DATA_DIR = "./data"
 DEFAULT_ZEROCONF_NAME = "hayakoe"
@@ -107,6 +111,25 @@ def _uri(text: str) -> str:
     return text
 
 
+def _http_uri(text: str) -> str:
+    parsed = urlparse(text)
+    try:
+        port = parsed.port
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
+    if parsed.scheme != "tcp" or not parsed.hostname or port is None:
+        raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
+    return text
+
+
+def _network(text: str) -> str:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an IP address or network: {text!r}") from None
+    return text
+
+
 def build_parser() -> OneLineArgumentParser:
     parser = OneLineArgumentParser(
         prog="wyoming-hayakoe",
@@ -123,6 +146,23 @@ def build_parser() -> OneLineArgumentParser:
         "every interface). The Wyoming protocol has no authentication: anyone who can reach "
         "the port can use the server, so on a shared network bind to one interface, e.g. "
         "tcp://127.0.0.1:10200 or tcp://192.168.1.20:10200",
+    )
+    add(
+        "--http-uri",
+        type=_http_uri,
+        metavar="tcp://HOST:PORT",
+        help="also serve the web page (voices, try, reading, dictionary) here, e.g. "
+        f"{DEFAULT_HTTP_URI} (default: off). The page has no login: keep it on 127.0.0.1 or "
+        "behind Home Assistant's ingress",
+    )
+    add(
+        "--http-allow",
+        action="append",
+        type=_network,
+        metavar="ADDRESS",
+        help="let only this address (or network, e.g. 192.168.1.0/24) use the web page; repeat "
+        "for more (default: anyone who can reach --http-uri). Home Assistant's ingress proxy "
+        f"is {INGRESS_PROXY}",
     )
     add(
         "--voice",
@@ -187,7 +227,11 @@ def build_parser() -> OneLineArgumentParser:
         help="memory for finished audio, so repeated announcements play at once "
         "(default: 32; 0 turns it off)",
     )
-    add("--local-files-only", action="store_true", help="never download; use only installed voices")
+    add(
+        "--local-files-only",
+        action="store_true",
+        help="never download; use only installed voices (also with HF_HUB_OFFLINE=1)",
+    )
     add(
         "--max-text-length",
         type=_positive_int,
@@ -221,6 +265,7 @@ def parse_args(
     except ValueError as err:
         parser.error(f"cannot split ${ENV_ARGS}: {err}")
     args = parser.parse_args(extra + args_list)
+    args.local_files_only = args.local_files_only or hub_offline(env)
     _check_dirs(parser, args)
     _check_combinations(parser, args)
     return args
@@ -247,6 +292,8 @@ def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None
 
 
 def _check_combinations(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
+    if args.http_allow and not args.http_uri:
+        parser.error("argument --http-allow: needs --http-uri")
     if args.zeroconf is not None:
         if not args.zeroconf.strip():
             parser.error("argument --zeroconf: the name must not be empty")

@@ -98,3 +98,34 @@ standin_manifest() {
         fi
     done
 }
+
+# ha_base_standin ARCH NAME: a Debian bookworm image (CA certificates, nothing else) standing in
+# for Home Assistant's add-on base image NAME (ghcr.io is not reachable here), tagged as NAME
+# so that `podman build --pull=never --build-arg BUILD_FROM=NAME` finds it. The real image
+# adds bashio, s6-overlay, curl and jq, none of which the add-on uses.
+ha_base_standin() {
+    local arch=$1 name=$2 tar=$DOCKER_DIR/ha-base-$1.tar
+    if podman image exists "$name"; then
+        echo "  reusing $name"
+        return
+    fi
+    if [[ ! -s $tar ]]; then
+        [[ $arch == amd64 ]] || enable_binfmt_aarch64
+        # This host's CAs, in case apt or PyPI is reached through a TLS proxy. The hooks' $1
+        # is the rootfs, expanded by the shell mmdebstrap runs them with.
+        # shellcheck disable=SC2016
+        if ! mmdebstrap --architectures="$arch" --variant=apt --format=tar --include=ca-certificates \
+            --customize-hook='cp -L /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/"' \
+            --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/archives/*.deb' \
+            "$DEBIAN_SUITE" "$tar.part" "$(debian_mirror)" >"$DOCKER_DIR/mmdebstrap-ha-$arch.log" 2>&1; then
+            tail -n 20 "$DOCKER_DIR/mmdebstrap-ha-$arch.log" >&2
+            die "mmdebstrap $arch failed (log: $DOCKER_DIR/mmdebstrap-ha-$arch.log)"
+        fi
+        mv "$tar.part" "$tar"
+    fi
+    podman import --quiet --arch "$arch" --change 'ENV LANG=C.UTF-8' \
+        --change 'ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt' \
+        --change 'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' \
+        "$tar" "$name" >/dev/null
+    echo "  built $name"
+}

@@ -11,7 +11,7 @@ class BenchText:
     description: str
     text: str
     first_audio_target: float | None
-    """Highest allowed ratio ours/reference of the time to first audio (issue 5), if any."""
+    """Highest allowed ratio ours/reference of the time to first audio, if any."""
 
 
 TOTAL_TIME_TARGET = 1.0

@@ -96,17 +96,22 @@ class _HayakoeBert(nn.Module):
         return self.proj(hidden) if self.proj is not None else hidden
 
 
+def projection(shape: BertShape) -> nn.Linear | None:
+    """A linear map to the 1024 channels the synthesizer reads, for a smaller DeBERTa."""
+    if not shape.needs_projection:
+        return None
+    linear = nn.Linear(shape.hidden_size, BERT_OUTPUT_DIM)
+    with torch.no_grad():
+        # keeps the output about as large as the LayerNorm-ed hidden state
+        linear.weight.normal_(0.0, shape.hidden_size**-0.5)
+        linear.bias.zero_()
+    return linear
+
+
 def _build(config: dict[str, Any], shape: BertShape, seed: int) -> _HayakoeBert:
     torch.manual_seed(seed)
     deberta = DebertaV2Model(DebertaV2Config(**config))
-    projection = None
-    if shape.needs_projection:
-        projection = nn.Linear(shape.hidden_size, BERT_OUTPUT_DIM)
-        with torch.no_grad():
-            # keeps the output about as large as the LayerNorm-ed hidden state
-            projection.weight.normal_(0.0, shape.hidden_size**-0.5)
-            projection.bias.zero_()
-    return _HayakoeBert(deberta, projection).eval()
+    return _HayakoeBert(deberta, projection(shape)).eval()
 
 
 def build_bert_onnx(
@@ -150,22 +155,10 @@ def build_bert_onnx(
             expected = model(ids, mask).numpy()
         del model
         feeds = {"input_ids": ids.numpy(), "attention_mask": mask.numpy()}
-        got = _run(fp32, feeds)
+        got = run_onnx(fp32, feeds)
         _LOGGER.info("BERT: FP32 ONNX vs torch max diff %.2e", float(np.abs(got - expected).max()))
-        _LOGGER.info("BERT: quantizing (dynamic INT8, MatMul/Gemm)")
-        root = logging.getLogger()
-        level = root.level
-        root.setLevel(logging.WARNING)  # the quantizer logs every tensor on the root logger
-        try:
-            quantize_dynamic(
-                model_input=str(fp32),
-                model_output=str(out_path),
-                weight_type=QuantType.QInt8,
-                op_types_to_quantize=["MatMul", "Gemm"],
-            )
-        finally:
-            root.setLevel(level)
-    q8 = _run(out_path, feeds)
+        quantize(fp32, out_path)
+    q8 = run_onnx(out_path, feeds)
     _LOGGER.info(
         "BERT: %s %.1f MB, output %s, INT8 vs FP32 max diff %.3f (output std %.3f)",
         out_path.name,
@@ -176,6 +169,23 @@ def build_bert_onnx(
     )
 
 
-def _run(path: Path, feeds: dict[str, np.ndarray]) -> np.ndarray:
+def quantize(fp32: Path, out_path: Path) -> None:
+    """Dynamic INT8 of the MatMul and Gemm weights, as the public bert_q8.onnx."""
+    _LOGGER.info("BERT: quantizing (dynamic INT8, MatMul/Gemm)")
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.WARNING)  # the quantizer logs every tensor on the root logger
+    try:
+        quantize_dynamic(
+            model_input=str(fp32),
+            model_output=str(out_path),
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Gemm"],
+        )
+    finally:
+        root.setLevel(level)
+
+
+def run_onnx(path: Path, feeds: dict[str, np.ndarray]) -> np.ndarray:
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     return np.asarray(session.run(None, feeds)[0])

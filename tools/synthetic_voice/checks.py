@@ -16,6 +16,7 @@ _LOGGER = logging.getLogger(__name__)
 
 MIN_MEAN_FRAMES = 6.0  # 70 ms
 MAX_MEAN_FRAMES = 8.7  # 100 ms
+# By suffix: a wrapper called as a module would scope them as /net_g/dec/...
 DECODER_NODES = ("/dec/conv_pre/Conv", "/dec/cond/Conv", "/dec/Tanh")
 
 
@@ -37,7 +38,7 @@ def _feeds(probe: ProbeInput, names: list[str], **overrides: float) -> dict[str,
 def check_speaker(speaker_dir: Path, probe: ProbeInput) -> None:
     synth_path = speaker_dir / "synthesizer.onnx"
     nodes = {node.name for node in onnx.load(str(synth_path)).graph.node}
-    missing = [name for name in DECODER_NODES if name not in nodes]
+    missing = [name for name in DECODER_NODES if not any(n.endswith(name) for n in nodes)]
     if missing:
         raise SyntheticVoiceError(f"decoder nodes not found in {synth_path}: {missing}")
 

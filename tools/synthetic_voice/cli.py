@@ -10,15 +10,24 @@ from pathlib import Path
 
 import torch
 
-from tools.synthetic_voice import bert, checks, sbv2_fixtures, synth_export, vocab, voice_files
+from tools.shared_data import real_tokenizer_dir
+from tools.synthetic_voice import (
+    bert,
+    checks,
+    hayakoe_export,
+    sbv2_fixtures,
+    synth_export,
+    vocab,
+    voice_files,
+)
 from tools.synthetic_voice.presets import PRESETS, Preset, check_preset
 from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
 
 _LOGGER = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
-REAL_TOKENIZER = REPO.parent / "shared" / "tokenizer" / "deberta-v2-large-japanese-char-wwm"
 CORPUS_SUFFIXES = (".txt", ".tsv", ".json")
+VOICE_ROOT_EXPORTERS = ("classic", "hayakoe")
 CACHE = Path(".cache/voices")  # git-ignored; the committed fixture is written only when asked
 
 
@@ -30,10 +39,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--preset", choices=sorted(PRESETS), default="tiny")
     parser.add_argument(
         "--exporter",
-        choices=("hayakoe", "sbv2", "aivmx"),
-        default="hayakoe",
-        help="hayakoe: a voice root; sbv2: a Style-Bert-VITS2 ONNX export folder under --out; "
-        "aivmx: <out>/<voice>.aivmx (see docs/sbv2-and-aivmx-voices.md)",
+        choices=(*VOICE_ROOT_EXPORTERS, "sbv2", "aivmx"),
+        default="classic",
+        help="classic: a voice root, the model itself exported (weights dec.*); hayakoe: a "
+        "voice root as HayaKoe's exporter writes it (a net_g wrapper: weights net_g.*; "
+        "masked-LM BERT; see hayakoe_export.py); sbv2: a Style-Bert-VITS2 ONNX export folder "
+        "under --out; aivmx: <out>/<voice>.aivmx (see docs/sbv2-and-aivmx-voices.md)",
     )
     parser.add_argument("--out", type=Path, help="voice root (default .cache/voices/<preset>)")
     parser.add_argument("--voice", help="speaker name (default synthetic-<preset>)")
@@ -48,7 +59,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--real-tokenizer",
         type=Path,
-        default=REAL_TOKENIZER,
+        default=real_tokenizer_dir(),
         help="folder with the real vocab.txt and config.json (optional)",
     )
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -89,15 +100,25 @@ def build(preset: Preset, root: Path, voice: str, seed: int, args: argparse.Name
         root / "bert" / "tokenizer", tokens, args.real_tokenizer / "vocab.txt", bert_config
     )
     bert_path = root / "onnx" / "bert" / "q8" / "bert_q8.onnx"
-    bert.build_bert_onnx(bert_path, bert_config, preset.bert, seed, vocab_size)
+    hayakoe = args.exporter == "hayakoe"
+    if hayakoe:
+        tokenizer_dir = root / "bert" / "tokenizer"
+        hayakoe_export.build_bert_onnx(bert_path, bert_config, preset.bert, seed, tokenizer_dir)
+    else:
+        bert.build_bert_onnx(bert_path, bert_config, preset.bert, seed, vocab_size)
     checks.check_bert(bert_path, vocab_size)
 
     styles = voice_files.style_vectors(seed)
     speaker_dir = root / "onnx" / "speakers" / voice
     model = build_synthesizer(preset.synth, 1, seed + 100, torch.from_numpy(styles[0]))
     probe = ProbeInput.make(20, torch.from_numpy(styles[0]), seed + 200)
-    synth_export.export_synthesizer(model, probe, speaker_dir / "synthesizer.onnx")
-    synth_export.export_duration_predictor(model, probe, speaker_dir / "duration_predictor.onnx")
+    if hayakoe:
+        hayakoe_export.export_speaker(model, speaker_dir, seed + 300)
+    else:
+        synth_export.export_synthesizer(model, probe, speaker_dir / "synthesizer.onnx")
+        synth_export.export_duration_predictor(
+            model, probe, speaker_dir / "duration_predictor.onnx"
+        )
     del model
     voice_files.write_speaker_files(speaker_dir, preset, voice, seed, styles)
     checks.check_speaker(speaker_dir, probe)
@@ -117,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Building preset %s, voice %s, seed %d into %s", preset.name, voice, args.seed, root
     )
     try:
-        if args.exporter == "hayakoe":
+        if args.exporter in VOICE_ROOT_EXPORTERS:
             build(preset, root, voice, args.seed, args)
         else:
             sbv2_fixtures.build(args.exporter, preset, root, args.voice, args.seed)

@@ -15,6 +15,7 @@ from hayakoe.nlp.symbols import SYMBOLS
 from torch import nn
 from torch.nn.utils import parametrize
 
+from tools.synthetic_voice import decoder_weights
 from tools.synthetic_voice.presets import BERT_OUTPUT_DIM, HOP_LENGTH, SynthShape
 
 _LOGGER = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ TARGET_FRAMES = 7.0  # per phoneme: 7 x 512 / 44100 = 81 ms
 DP_SPREAD = 0.15  # std of the deterministic predictor's log-duration around the target
 DECODER_RMS = 0.25  # pre-tanh RMS: audible, far from clipping
 CALIBRATION_FRAMES = 96
+CONTEXT_CHECK_FRAMES = 192
 JP_TONE_OFFSET = 6
 JP_LANGUAGE = 1
 
@@ -45,6 +47,8 @@ class ExportableSynthesizer(SynthesizerTrn):
     """
 
     export_target = "synthesizer"
+    weight_norm_modules: tuple[str, ...] = ()
+    """Modules the reference builds with weight norm (folded into plain weights here)."""
 
     def forward(self, *inputs: torch.Tensor) -> Any:
         if self.export_target == "durations":
@@ -148,12 +152,13 @@ def build_synthesizer(
         use_spk_conditioned_encoder=True,
         use_noise_scaled_mas=True,
     ).eval()
-    _fold_weight_norm(model)
+    model.weight_norm_modules = _fold_weight_norm(model)
     probe = ProbeInput.make(24, style_row, seed)
     with torch.no_grad():
         _tune_durations(model, probe)
         _wake_flows(model, shape.hidden_channels)
         torch.manual_seed(seed + 1)
+        decoder_weights.spread_taps(model.dec, seed + 300)
         _tune_decoder(model, probe)
     _LOGGER.info(
         "Synthesizer: %.1f M parameters (%.1f M in the decoder)",
@@ -163,11 +168,15 @@ def build_synthesizer(
     return model
 
 
-def _fold_weight_norm(model: nn.Module) -> None:
-    """Plain weights export as plain initializers, as in the public exports."""
-    for module in model.modules():
+def _fold_weight_norm(model: nn.Module) -> tuple[str, ...]:
+    """Plain weights export as plain initializers, as in the public exports. Returns the
+    names of the modules that had weight norm (an exporter may put it back)."""
+    names = []
+    for name, module in model.named_modules():
         if parametrize.is_parametrized(module, "weight"):
             parametrize.remove_parametrizations(module, "weight")
+            names.append(name)
+    return tuple(names)
 
 
 def _round2(value: float) -> float:
@@ -208,10 +217,11 @@ def _wake_flows(model: ExportableSynthesizer, hidden: int) -> None:
 
 
 def _tune_decoder(model: ExportableSynthesizer, probe: ProbeInput) -> None:
-    """Scale each upsampling stage to unit RMS, then the output conv to DECODER_RMS."""
-    z, g, frames = model.latent(probe.tensors)
-    _LOGGER.info("Synthesizer probe: %d phones -> %d frames", frames.shape[-1], z.shape[-1])
-    z = z[:, :, :CALIBRATION_FRAMES]  # enough for statistics; the decoder is slow in torch
+    """Scale each upsampling stage to unit RMS, then the output conv to DECODER_RMS; check
+    that the decoder's context matters."""
+    latent, g, frames = model.latent(probe.tensors)
+    _LOGGER.info("Synthesizer probe: %d phones -> %d frames", frames.shape[-1], latent.shape[-1])
+    z = latent[:, :, :CALIBRATION_FRAMES]  # enough for statistics; the decoder is slow in torch
     dec = model.dec
     for conv in [*dec.ups, dec.conv_post]:
         rms = _output_rms(dec, conv, z, g)
@@ -227,6 +237,7 @@ def _tune_decoder(model: ExportableSynthesizer, probe: ProbeInput) -> None:
         float(audio.abs().max()),
         float(audio.pow(2).mean().sqrt()),
     )
+    decoder_weights.check_context(dec, latent[:, :, :CONTEXT_CHECK_FRAMES], g, HOP_LENGTH)
 
 
 def _output_rms(dec: nn.Module, conv: nn.Module, z: torch.Tensor, g: torch.Tensor) -> float:

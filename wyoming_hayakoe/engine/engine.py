@@ -6,6 +6,7 @@ dictionary) and the voices loaded so far. Its calls block on ONNX Runtime.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -21,6 +22,7 @@ from ..text.frontend import Phonemes, TextFrontend
 from ..text.sentences import Sentence
 from ..text.user_dict import UserDictionary
 from ..voices import layout
+from ..voices.sources import VoiceSource, hayakoe_source
 from . import audio as pcm
 from .audio_cache import AudioCache
 from .bert import BertEncoder
@@ -103,7 +105,9 @@ class Engine:
         self.frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
         self.user_dictionary = UserDictionary(user_dictionary) if user_dictionary else None
         self.refresh_user_dictionary()
-        self.bert = BertEncoder(layout.bert_model(bert_root), self.settings, cache_dir)
+        self.bert = BertEncoder(
+            layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
+        )
         self._voices: dict[Path, Voice] = {}
         self._speeds: dict[Path, DecodeSpeed] = {}
         self._load_lock = threading.Lock()
@@ -115,16 +119,22 @@ class Engine:
             self.settings.threads,
         )
 
-    def load_voice(self, voice_dir: Path, name: str | None = None) -> Voice:
-        """Load (once) the voice in ``voice_dir``: its sessions, no synthesis yet."""
-        key = voice_dir.resolve()
+    def load_voice(self, voice: VoiceSource | Path, name: str | None = None) -> Voice:
+        """Load (once per model file) the voice: its sessions, no synthesis yet. A folder is
+        a HayaKoe voice folder; the speakers of one model share its sessions."""
+        source = (
+            voice if isinstance(voice, VoiceSource) else hayakoe_source(name or voice.name, voice)
+        )
+        key = source.model.resolve()
         with self._load_lock:
-            voice = self._voices.get(key)
-            if voice is None:
-                voice = Voice.load(voice_dir, self.settings, name, self.cache_dir)
+            loaded = self._voices.get(key)
+            if loaded is None:
+                loaded = Voice.load(source, self.settings, name, self.cache_dir)
                 release_freed_heap()
-                self._voices[key] = voice
-            return voice
+                self._voices[key] = loaded
+            if loaded.name == (name or source.name) and loaded.source.path == source.path:
+                return loaded
+            return loaded.for_source(source)
 
     def gain(self, voice: Voice) -> float:
         """The voice's loudness gain, measured on a calibration sentence once (then cached on
@@ -133,8 +143,8 @@ class Engine:
             started = time.monotonic()
             voice.gain = cached_number(
                 self.cache_dir,
-                [voice.directory / layout.SYNTHESIZER_FILE, self.bert.path],
-                "gain",
+                [voice.model_path, self.bert.path],
+                "gain" if voice.speaker_id == 0 else f"gain-speaker{voice.speaker_id}",
                 lambda: self._calibrate(voice),
             )
             _LOGGER.info(
@@ -216,6 +226,7 @@ class Engine:
         params: SynthesisParams,
         continuation: Continuation | None = None,
     ) -> Iterator[AudioPiece]:
+        """:meth:`render` of a text prepared by :meth:`prepare`."""
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)
@@ -276,6 +287,12 @@ class Engine:
         return self.bert.features(self.frontend.token_ids(phonemes.bert_text), phonemes.word2ph)
 
     def _calibrate(self, voice: Voice) -> float:
-        rendered = list(self.render(voice, CALIBRATION_TEXT, _CALIBRATION_PARAMS))
+        style = _CALIBRATION_PARAMS.style
+        params = dataclasses.replace(
+            _CALIBRATION_PARAMS,
+            style=style if style in voice.styles else voice.styles[0],
+            speaker_id=voice.speaker_id,
+        )
+        rendered = list(self.render(voice, CALIBRATION_TEXT, params))
         samples = np.concatenate([s.audio for s in rendered]) if rendered else np.zeros(0)
         return pcm.calibration_gain(samples, voice.sample_rate)

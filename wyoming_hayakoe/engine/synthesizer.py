@@ -36,7 +36,7 @@ def _model_inputs(
 def synthesizer_inputs(
     phonemes: Phonemes, bert: np.ndarray, style_vector: np.ndarray, params: SynthesisParams
 ) -> dict[str, np.ndarray]:
-    """The published synthesizer's inputs for one sentence."""
+    """The synthesizer's inputs for one sentence, by our names (see inputs.py)."""
     inputs = _model_inputs(phonemes, bert, style_vector, params)
     inputs["noise_scale"] = np.array([params.noise_scale], dtype=np.float32)
     return inputs
@@ -54,7 +54,7 @@ def synthesize(
     """Float32 audio of one sentence in [-1, 1]. When the voice's decoder is split, in the
     windows the ``scheduler`` plans (or, without one, windows if ``early`` sound is wanted and
     the sentence is long), so sound plays while the rest decodes."""
-    inputs = synthesizer_inputs(phonemes, bert, style_vector, params)
+    inputs = voice.inputs.feed(synthesizer_inputs(phonemes, bert, style_vector, params))
     decoder = voice.decoder
     if decoder is None:
         audio_output = voice.synthesizer.get_outputs()[0].name
@@ -74,9 +74,10 @@ def predict_durations(
     style_vector: np.ndarray,
     params: SynthesisParams,
 ) -> np.ndarray | None:
-    """Frames per phoneme from the duration predictor, or None if the voice has none."""
-    if voice.duration_predictor is None:
+    """Frames per phoneme from the duration predictor (``[1, T]`` or, cut out of an SBV2
+    graph, ``[1, 1, T]``), or None if the voice has none."""
+    if voice.duration_predictor is None or voice.duration_inputs is None:
         return None
-    inputs = _model_inputs(phonemes, bert, style_vector, params)
+    inputs = voice.duration_inputs.feed(_model_inputs(phonemes, bert, style_vector, params))
     durations: np.ndarray = voice.duration_predictor.run(None, inputs)[0]
     return durations.reshape(-1)

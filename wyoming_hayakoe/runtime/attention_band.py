@@ -116,13 +116,15 @@ def _probe_inputs(inputs: Any, length: int = 12) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     probe = {}
     for tensor in inputs:
-        dims = [d if isinstance(d, int) else length for d in tensor.shape]
+        # One sentence: the first axis is the batch, whatever the exporter named it.
+        dims = [1 if axis == 0 else d if isinstance(d, int) else length
+                for axis, d in enumerate(tensor.shape)]  # fmt: skip
         if tensor.type == "tensor(int64)":
             fill = length if tensor.name.endswith("lengths") else 0 if dims == [1] else 1
             probe[tensor.name] = np.full(dims, fill, dtype=np.int64)
-        elif dims == [1]:
+        elif dims in ([1], []):  # a scalar, [1] or 0-d as the graph declares it
             scalar = 1.0 if "length_scale" in tensor.name else 0.0
-            probe[tensor.name] = np.array([scalar], np.float32)
+            probe[tensor.name] = np.full(dims, scalar, np.float32)
         else:
             probe[tensor.name] = (0.1 * rng.standard_normal(dims)).astype(np.float32)
     return probe

@@ -38,7 +38,7 @@ _LOGGER = logging.getLogger(__name__)
 # Found by path suffix: exporters name them /dec/... or /net_g/dec/... depending on wrapping.
 _DECODER_INPUT_NODE = "dec/conv_pre/Conv"
 _CONDITION_NODE = "dec/cond/Conv"
-_SPLIT_VERSION = "band-attention-1"
+_SPLIT_VERSION = "band-attention-2"
 """Changes when the preparation of the split models changes, so old copies are redone."""
 
 
@@ -52,11 +52,18 @@ class SplitSynthesizer:
     """Front output / decoder input: ``z * y_mask``, float32 ``[1, channels, frames]``."""
     condition: str
     """Front output / decoder input: speaker conditioning ``g``, float32 ``[1, gin, 1]``."""
+    band_layers: int = 0
+    """Attention layers of the front rewritten to work on their band (0: as exported)."""
 
 
 def _cache_key(source: Path, *parts: str) -> str:
     stat = source.stat()
     fields = [ort.__version__, platform.machine(), str(stat.st_size), str(stat.st_mtime_ns), *parts]
+    # Weights saved apart from the graph (``model.onnx.data``) change the model as much.
+    data = source.with_name(source.name + ".data")
+    if data.is_file():
+        data_stat = data.stat()
+        fields += ["data", str(data_stat.st_size), str(data_stat.st_mtime_ns)]
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:16]
 
 
@@ -76,8 +83,10 @@ def cached_split(source: Path, cache_dir: Path) -> SplitSynthesizer | None:
     names_file = target / "names.txt"
     if not names_file.is_file():
         return None
-    latent, condition = names_file.read_text().split()
-    return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
+    latent, condition, rewritten = names_file.read_text().split()
+    return SplitSynthesizer(
+        target / "front.onnx", target / "decoder.onnx", latent, condition, int(rewritten)
+    )
 
 
 def _split_target(source: Path, cache_dir: Path) -> Path:
@@ -96,10 +105,45 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     if cached is not None:
         return cached
     import onnx  # only needed the first time a voice is prepared
-    from onnx import TensorProto, helper
-    from onnx.utils import Extractor
 
     target = _split_target(source, cache_dir)
+
+    front, decoder, latent, condition = _extract_halves(source)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))
+    try:
+        onnx.save(decoder, str(staging / "decoder.onnx"))
+        del decoder
+        layers = _save_front(front, staging)
+        (staging / "names.txt").write_text(f"{latent}\n{condition}\n{layers}\n")
+        _publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _LOGGER.info(
+        "Split %s into front and decoder in %s (%d attention layers on their band)",
+        source,
+        target,
+        layers,
+    )
+    return SplitSynthesizer(
+        target / "front.onnx", target / "decoder.onnx", latent, condition, layers
+    )
+
+
+def exported_front(source: Path) -> bytes:
+    """The front of ``source`` as the extractor cuts it, before any rewrite (serialized)."""
+    front, decoder, _, _ = _extract_halves(source)
+    del decoder
+    data: bytes = front.SerializeToString()
+    return data
+
+
+def _extract_halves(source: Path) -> tuple[Any, Any, str, str]:
+    """Front and decoder models of ``source`` and the names of the two tensors joining them."""
+    import onnx
+    from onnx import TensorProto, helper
+    from onnx.utils import Extractor
 
     model = onnx.load(str(source))
     pre = _node_by_suffix(model, _DECODER_INPUT_NODE, source)
@@ -119,26 +163,7 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     extractor = Extractor(model)
     front = extractor.extract_model(inputs, [latent, condition])
     decoder = extractor.extract_model([latent, condition], [model.graph.output[0].name])
-    del model, extractor, weights, pre, cond  # the halves are copies: free the whole
-
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))
-    try:
-        onnx.save(decoder, str(staging / "decoder.onnx"))
-        del decoder
-        layers = _save_front(front, staging)
-        (staging / "names.txt").write_text(f"{latent}\n{condition}\n")
-        _publish(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    _LOGGER.info(
-        "Split %s into front and decoder in %s (%d attention layers on their band)",
-        source,
-        target,
-        layers,
-    )
-    return SplitSynthesizer(target / "front.onnx", target / "decoder.onnx", latent, condition)
+    return front, decoder, latent, condition
 
 
 def _save_front(front: Any, staging: Path) -> int:
@@ -220,6 +245,26 @@ def cached_number(
         staging.write_text(repr(value))
         staging.replace(path)
     return value
+
+
+def derived_file(cache_dir: Path, source: Path, name: str, *parts: str) -> Path:
+    """Where a small file derived from ``source`` (and ``parts``) is kept, keyed like the
+    split: a new download, ONNX Runtime, onnx or split method makes a new entry."""
+    import onnx
+
+    key = _cache_key(source, onnx.__version__, _SPLIT_VERSION, *parts)
+    return cache_dir / f"{name}-{key}"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` so that a reader sees the old file, the whole new one, or none."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        staging.write_text(text, encoding="utf-8")
+        staging.replace(path)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise
 
 
 def release_freed_heap() -> None:

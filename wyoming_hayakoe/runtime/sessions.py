@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,15 +158,60 @@ class RuntimeSettings:
         return session
 
 
+@dataclass(frozen=True)
+class TensorSpec:
+    """What the code feeds a model input (or reads from an output)."""
+
+    dtype: str
+    """ONNX Runtime's type name, e.g. ``tensor(int64)``."""
+    rank: int
+
+
 def require_io(
-    session: ort.InferenceSession, path: Path, what: str, inputs: set[str], min_outputs: int
+    session: ort.InferenceSession,
+    path: Path,
+    what: str,
+    inputs: set[str] | Mapping[str, TensorSpec],
+    min_outputs: int,
+    outputs: Mapping[int, TensorSpec] | Mapping[str, TensorSpec] | None = None,
 ) -> None:
-    """Check a session's interface so a wrong file fails at load, not mid-request."""
-    names = {i.name for i in session.get_inputs()}
-    missing = inputs - names
-    if missing or len(session.get_outputs()) < min_outputs:
+    """Check a session's interface so a wrong file fails at load, not mid-request.
+
+    ``inputs`` given as a mapping are also checked for type and rank; ``outputs`` maps an
+    output's position or name to what the code reads from it.
+    """
+    declared = {i.name: i for i in session.get_inputs()}
+    declared_outputs = session.get_outputs()
+    missing = set(inputs) - set(declared)
+    if missing or len(declared_outputs) < min_outputs:
         raise ModelFileError(
             f"{what} at {path} has the wrong inputs/outputs (missing inputs: "
-            f"{sorted(missing) or 'none'}; outputs: {len(session.get_outputs())}). "
+            f"{sorted(missing) or 'none'}; outputs: {len(declared_outputs)}). "
             "Is it a HayaKoe/Style-Bert-VITS2 JP-Extra ONNX export?"
         )
+    problems: list[str] = []
+    if isinstance(inputs, Mapping):
+        for name, spec in inputs.items():
+            problems += _mismatch(f"input {name!r}", declared[name], spec)
+    by_name = {o.name: o for o in declared_outputs}
+    for key, spec in (outputs or {}).items():
+        found = declared_outputs[key] if isinstance(key, int) else by_name.get(key)
+        if found is None:
+            problems.append(f"no output {key!r}")
+        else:
+            problems += _mismatch(f"output {found.name!r}", found, spec)
+    if problems:
+        raise ModelFileError(
+            f"{what} at {path} does not take what this program feeds it: "
+            f"{'; '.join(problems)}. Is it a HayaKoe/Style-Bert-VITS2 JP-Extra ONNX export?"
+        )
+
+
+def _mismatch(label: str, arg: ort.NodeArg, spec: TensorSpec) -> list[str]:
+    problems = []
+    if arg.type != spec.dtype:
+        problems.append(f"{label} is {arg.type}, expected {spec.dtype}")
+    shape = arg.shape
+    if shape is not None and len(shape) != spec.rank:
+        problems.append(f"{label} has rank {len(shape)} {list(shape)}, expected {spec.rank}")
+    return problems

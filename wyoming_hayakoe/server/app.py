@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,13 +33,19 @@ from .zeroconf_announcer import ZeroconfAnnouncer
 _LOGGER = logging.getLogger(__name__)
 
 
+Stopper = Callable[[], Awaitable[None]]
+SideServer = Callable[["TtsService"], Awaitable[Stopper | None]]
+"""Starts a server that runs beside the Wyoming one (the web page): returns how to stop it,
+or None if it cannot start (it has logged why)."""
+
+
 @dataclass
 class Outcome:
     exit_code: int
     threads_busy: bool = False  # a worker thread is still inside ONNX Runtime or a download
 
 
-async def serve(args: argparse.Namespace) -> Outcome:
+async def serve(args: argparse.Namespace, side_server: SideServer | None = None) -> Outcome:
     """Serve until stopped; the outcome says how the process should exit."""
     service = _create_service(args)
     options = HandlerOptions(args.samples_per_chunk, client_timeout=args.client_timeout)
@@ -57,6 +64,7 @@ async def serve(args: argparse.Namespace) -> Outcome:
     loading = asyncio.create_task(service.load_default_voice(args.style))
     serving: asyncio.Task[None] | None = None
     announcing: asyncio.Task[ZeroconfAnnouncer | None] | None = None
+    stop_side: Stopper | None = None
     code = 1
     try:
         if stdio:
@@ -64,6 +72,8 @@ async def serve(args: argparse.Namespace) -> Outcome:
         elif not await _listen(server, new_handler, args.uri):
             return Outcome(1)
         _LOGGER.info("Listening on %s", args.uri)
+        if side_server is not None and (stop_side := await side_server(service)) is None:
+            return Outcome(1)
         if args.zeroconf and isinstance(server, AsyncTcpServer):
             announcing = asyncio.create_task(_announce(args.zeroconf, server.port, server.host))
         code = await _run_until_stopped(args.voice, loading, stop, serving)
@@ -75,12 +85,13 @@ async def serve(args: argparse.Namespace) -> Outcome:
         if not stdio:
             await server.stop()
         await _withdraw(announcing)
+        if stop_side is not None:
+            await stop_side()
         await service.close()
     return Outcome(code, threads_busy=service.busy)
 
 
 def _create_service(args: argparse.Namespace) -> TtsService:
-
     given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
     params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
     store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)

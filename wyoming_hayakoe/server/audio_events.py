@@ -10,6 +10,11 @@ from wyoming.event import Event
 
 SAMPLE_WIDTH = 2  # int16
 CHANNELS = 1
+# Audio for a text with nothing to speak (emoji, punctuation, blanks). Home Assistant writes a
+# WAV header only when a chunk arrives, so audio without one is an empty, unplayable file. A
+# tenth of a second is a few mp3 frames (every encoder and player takes it) and is too short
+# to be noticed before the next announcement.
+SILENCE_SECONDS = 0.1
 
 
 @dataclass
@@ -54,5 +59,9 @@ class AudioResponse:
             self.samples += len(chunk) // (SAMPLE_WIDTH * CHANNELS)
 
     async def stop(self) -> None:
+        """End the audio; never without a chunk (a short silence when nothing was spoken)."""
+        if self.samples == 0:
+            silence = int(self.rate * SILENCE_SECONDS) * SAMPLE_WIDTH * CHANNELS
+            await self.pcm(bytes(silence))
         await self.start()
         await self.write(AudioStop(timestamp=self._ms()).event())

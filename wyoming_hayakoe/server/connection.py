@@ -13,6 +13,11 @@ Everything a client can make the server spend is bounded:
   producing for a client that stops reading. Such a client would then hold the CPU slot, and
   with it every other client, for ever: a write that waits longer than ``client_timeout``
   seconds drops the client instead.
+
+A request that fails is answered with an ``error`` event. Clients that read a request's answer
+until its audio ends (Home Assistant's TTS client skips ``error`` events) learn of the failure
+only when the connection ends, so :meth:`Connection.end_connection` closes it once the error
+is written.
 """
 
 from __future__ import annotations
@@ -54,6 +59,10 @@ Job = Callable[[], Awaitable[None]]
 MAX_PENDING_JOBS = 64
 
 
+class ConnectionEnded(ConnectionError):
+    """The server ended the connection after its last answer."""
+
+
 class Connection(AsyncEventHandler):
     """Base of the event handler; subclasses route events (``handle_event``) to jobs."""
 
@@ -71,6 +80,7 @@ class Connection(AsyncEventHandler):
         self._worker: asyncio.Task[None] | None = None
         self._room = asyncio.Event()  # set whenever the worker finished a job
         self._stalled = False
+        self._ended = False
 
     def on_oversized(self, err: OversizedEvent) -> None:
         """An event whose data was over the limit (and was skipped); ignored by default."""
@@ -94,7 +104,7 @@ class Connection(AsyncEventHandler):
                     break
                 except ConnectionError:
                     break
-                if event is None or not await self.handle_event(event):
+                if event is None or self._ended or not await self.handle_event(event):
                     break
                 await self._wait_for_room()
         finally:
@@ -137,6 +147,25 @@ class Connection(AsyncEventHandler):
         with contextlib.suppress(ConnectionError):
             await self.write_event(Error(text=text, code=code).event())
 
+    async def report(self, err: Exception) -> None:
+        """Answer a failed job with an ``error`` event."""
+        if isinstance(err, HayakoeError):
+            _LOGGER.warning("Request failed: %s", err)
+            await self._send_error(str(err), error_code(err))
+        else:
+            _LOGGER.error("Unexpected error", exc_info=err)
+            await self._send_error(f"Internal error: {err}", "internal-error")
+
+    async def end_connection(self) -> None:
+        """Close the connection after what was written so far; the worker stops.
+
+        Raises ConnectionEnded, so a job that calls this ends there.
+        """
+        _LOGGER.debug("Ending the connection after an error")
+        self._ended = True
+        self.writer.close()  # the transport writes out its buffer first
+        raise ConnectionEnded("the server ended the connection")
+
     # ----- jobs, run in order by the connection's worker -----
 
     def _queue(self, job: Job) -> None:
@@ -149,16 +178,13 @@ class Connection(AsyncEventHandler):
             job = await self._jobs.get()
             try:
                 await job()
-            except HayakoeError as err:
-                _LOGGER.warning("Request failed: %s", err)
-                await self._send_error(str(err), error_code(err))
-            except ConnectionError:
-                _LOGGER.debug("Client went away")
+            except ConnectionError as err:
+                if not isinstance(err, ConnectionEnded):
+                    _LOGGER.debug("Client went away")
                 self._drop_jobs()
                 return
             except Exception as err:
-                _LOGGER.exception("Unexpected error")
-                await self._send_error(f"Internal error: {err}", "internal-error")
+                await self.report(err)
             finally:
                 self._jobs.task_done()
                 self._room.set()

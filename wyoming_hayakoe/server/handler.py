@@ -3,6 +3,11 @@
 Events are routed by type through a table. Routes only check the request, update state and
 queue work for the connection's worker (see :mod:`.connection`, which also bounds what a
 client can make the server spend), so the read loop keeps reading while audio is produced.
+
+A synthesis that fails ends the connection once its answer is written, because Home
+Assistant's TTS client waits for the end of the audio and skips ``error`` events: after an
+``error`` for ``synthesize``, at once; in a text stream, after its ``synthesize-stopped`` (the
+streaming client reads until that). Errors about other events keep the connection.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from ..engine import Continuation, PcmPiece
 from ..errors import HayakoeError, TextError
 from ..text.sentences import SentenceStream
 from .audio_events import AudioResponse
-from .connection import Connection
+from .connection import Connection, Job
 from .protocol import (
     BadRequest,
     OversizedEvent,
@@ -45,6 +50,10 @@ _LOGGER = logging.getLogger(__name__)
 
 def _event_type(eventable: Eventable) -> str:
     return eventable.event().type
+
+
+# Requests answered with audio: an error about one of these ends the connection.
+_SYNTHESIS_REQUESTS = frozenset({_event_type(Synthesize(text="")), _event_type(SynthesizeStart())})
 
 
 @dataclass(frozen=True)
@@ -64,7 +73,8 @@ class _TextStream:
     chars: int = 0
     resolved: ResolvedVoice | None = None
     out: AudioResponse | None = None
-    failed: bool = False
+    failed: bool = False  # nothing more is spoken
+    errors: bool = False  # an error was sent: the connection ends with the stream
     over_limit: bool = False
     # Sentences reach the engine one by one: this carries the pause across them.
     continuation: Continuation = field(default_factory=Continuation)
@@ -108,8 +118,16 @@ class HayakoeEventHandler(Connection):
             route(event)
         except BadRequest as err:
             _LOGGER.warning("Bad request: %s", err)
-            self._queue(partial(self._send_error, str(err), "bad-request"))
+            self._refuse(event.type, str(err), "bad-request")
         return True
+
+    def _refuse(self, event_type: str, text: str, code: str) -> None:
+        """Answer an event with an error; end what it belongs to as the client expects."""
+        self._queue(partial(self._send_error, text, code))
+        if event_type == _event_type(SynthesizeChunk(text="")) and self._stream is not None:
+            self._stream.errors = True
+        elif event_type in _SYNTHESIS_REQUESTS:
+            self._queue(self.end_connection)
 
     def on_oversized(self, err: OversizedEvent) -> None:
         """Data too big for any text within the limit: its bytes were skipped, not kept."""
@@ -117,13 +135,15 @@ class HayakoeEventHandler(Connection):
         if err.event_type == _event_type(SynthesizeChunk(text="")):
             if self._stream is not None:  # outside a stream, chunks are ignored anyway
                 self._stream_over_limit(self._stream)
+        elif err.event_type == _event_type(Synthesize(text="")) and self._stream is not None:
+            _LOGGER.debug("Ignoring synthesize inside a text stream")
         elif err.event_type in self._routes:  # unknown events are ignored, whatever their size
             message = (
                 f"The {err.event_type} event carries {err.size} bytes of data, more than any "
                 f"text of at most {self._max_text_length} characters "
                 "(--max-text-length) needs"
             )
-            self._queue(partial(self._send_error, message, "bad-text"))
+            self._refuse(err.event_type, message, "bad-text")
 
     # ----- routes: quick, they only check the request and queue work -----
 
@@ -135,12 +155,12 @@ class HayakoeEventHandler(Connection):
         self._queue(partial(self.write_event, Pong(text=text).event()))
 
     def _on_synthesize(self, event: Event) -> None:
-        request = parse_synthesize(event)
         if self._stream is not None:
             # Home Assistant sends the whole text again for servers without streaming.
             _LOGGER.debug("Ignoring synthesize inside a text stream")
             return
-        self._queue(partial(self._synthesize_text, request))
+        request = parse_synthesize(event)
+        self._queue(partial(self._or_end_connection, partial(self._synthesize_text, request)))
 
     def _on_stream_start(self, event: Event) -> None:
         start = parse_stream_start(event)
@@ -149,7 +169,7 @@ class HayakoeEventHandler(Connection):
             self._close_stream(self._stream)
         stream = _TextStream(voice=start.voice)
         self._stream = stream
-        self._queue(partial(self._begin_stream, stream))
+        self._queue_in(stream, partial(self._begin_stream, stream))
 
     def _on_stream_chunk(self, event: Event) -> None:
         stream = self._stream
@@ -164,12 +184,12 @@ class HayakoeEventHandler(Connection):
             self._stream_over_limit(stream)
             return
         for sentence in stream.splitter.feed(text):
-            self._queue(partial(self._stream_sentence, stream, sentence))
+            self._queue_in(stream, partial(self._stream_sentence, stream, sentence))
 
     def _stream_over_limit(self, stream: _TextStream) -> None:
         if not stream.over_limit:
             stream.over_limit = True
-            self._queue(partial(self._fail_stream, stream))
+            self._queue_in(stream, partial(self._fail_stream, stream))
 
     def _on_stream_stop(self, event: Event) -> None:
         stream = self._stream
@@ -181,10 +201,32 @@ class HayakoeEventHandler(Connection):
     def _close_stream(self, stream: _TextStream) -> None:
         self._stream = None
         for sentence in stream.splitter.finish():
-            self._queue(partial(self._stream_sentence, stream, sentence))
+            self._queue_in(stream, partial(self._stream_sentence, stream, sentence))
         self._queue(partial(self._end_stream, stream))
 
+    def _queue_in(self, stream: _TextStream, job: Job) -> None:
+        self._queue(partial(self._in_stream, stream, job))
+
     # ----- work, run in order by the connection's worker -----
+
+    async def _or_end_connection(self, job: Job) -> None:
+        """A failed request's error is the last thing the client gets."""
+        try:
+            await job()
+        except ConnectionError:
+            raise
+        except Exception as err:
+            await self.report(err)
+            await self.end_connection()
+
+    async def _in_stream(self, stream: _TextStream, job: Job) -> None:
+        try:
+            await job()
+        except ConnectionError:
+            raise
+        except Exception as err:
+            stream.errors = True
+            await self.report(err)
 
     async def _write_info(self) -> None:
         await self.write_event(self._service.info().event())
@@ -245,3 +287,5 @@ class HayakoeEventHandler(Connection):
         if not stream.failed and stream.out is not None:
             await stream.out.stop()
         await self.write_event(SynthesizeStopped().event())
+        if stream.errors:
+            await self.end_connection()

@@ -88,6 +88,11 @@ class TtsService:
         self._busy_threads = 0
         self._busy_lock = threading.Lock()
 
+    @property
+    def store(self) -> VoiceStore:
+        """The voice store the service loads from (the web page lists and manages it)."""
+        return self._store
+
     # ----- the voice list -----
 
     async def refresh_voices(self) -> None:
@@ -136,8 +141,8 @@ class TtsService:
             voice = self._voices.get(name)
             if voice is None:
                 engine = await self._engine()
-                voice_dir = await self._in_thread(self._load_pool, self._store.ensure_voice, name)
-                voice = await self._in_thread(self._load_pool, engine.load_voice, voice_dir, name)
+                source = await self._in_thread(self._load_pool, self._store.ensure_source, name)
+                voice = await self._in_thread(self._load_pool, engine.load_voice, source)
                 async with self._slot():  # calibration synthesizes: one synthesis at a time
                     await self._in_thread(self._synth_pool, engine.gain, voice)
                 self._voices[name] = voice

@@ -42,9 +42,9 @@ class VoiceNames:
 
     def rescan(self) -> None:
         """Look at the data dirs again (blocking: lists folders and reads every config)."""
-        installed = self._store.installed()
+        installed = self._store.sources()
         # Without downloads, a voice that is not installed cannot be used: do not offer it.
-        names = installed if self._local_files_only else self._store.all_voice_names()
+        names = installed if self._local_files_only else set(self._store.catalog) | set(installed)
         self._entries = collect_voice_entries(installed, self._store.catalog, names)
         self._installed = frozenset(installed)
 
@@ -84,6 +84,12 @@ def request_params(defaults: SynthesisParams, voice: Voice, wanted: str | None) 
     """The parameters of one request: ``wanted`` names a style or a speaker of ``voice``."""
     # The configured style where the voice has it, else the voice's own default.
     default_style = defaults.style if defaults.style in voice.styles else voice.styles[0]
+    # A voice cut out of a multi-speaker model speaks as its own speaker; others take the
+    # configured id where the voice has it (speaker ids are spk2id's values).
+    speaker_id = defaults.speaker_id
+    if len(voice.speakers) == 1 or speaker_id not in voice.config.speakers.values():
+        speaker_id = voice.speaker_id
+    defaults = dataclasses.replace(defaults, speaker_id=speaker_id)
     if wanted is None:
         return dataclasses.replace(defaults, style=default_style)
     by_lower = {style.lower(): style for style in voice.styles}

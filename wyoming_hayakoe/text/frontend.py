@@ -26,6 +26,7 @@ Empty text, whitespace, punctuation, emoji and control characters give a valid
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -36,7 +37,8 @@ from .loanwords import EnglishReader
 from .normalize import normalize_text
 from .smarthome import SmartHomeRewriter, reference_keep_words
 from .symbols import JP_LANGUAGE_ID, JP_TONE_OFFSET, PAD, PUNCTUATIONS, SYMBOL_TO_ID
-from .tokenizer import BertTokenizer, tokenize
+from .tokenizer import tokenize
+from .tokenizer_loader import Tokenizer, load_tokenizer
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -53,14 +55,15 @@ class Phonemes:
 
     normalized: str
     bert_text: str
-    """The normalized text reduced to what the G2P read; one BERT token per character."""
+    """The normalized text reduced to what the G2P read; one BERT token per character with
+    the published tokenizer."""
     phones: list[str]
     phone_ids: list[int]
     tone_ids: list[int]
     language_ids: list[int]
     word2ph: list[int]
-    """Phonemes per BERT token, ``[CLS]`` and ``[SEP]`` included: ``len(bert_text) + 2``
-    entries summing to ``len(phone_ids)``."""
+    """Phonemes per BERT token, ``[CLS]`` and ``[SEP]`` included (``len(bert_text) + 2``
+    entries with the published tokenizer), summing to ``len(phone_ids)``."""
 
     @property
     def has_speech(self) -> bool:
@@ -85,7 +88,7 @@ class TextFrontend:
         keep_words: frozenset[str] = frozenset(),
         smart_home: bool = False,
     ) -> None:
-        self._tokenizer = BertTokenizer.from_directory(tokenizer_dir) if tokenizer_dir else None
+        self._tokenizer: Tokenizer | None = load_tokenizer(tokenizer_dir) if tokenizer_dir else None
         self._english = EnglishReader(reference_keep_words(keep_words))
         self._smart_home = SmartHomeRewriter(keep_words) if smart_home else None
 
@@ -93,6 +96,11 @@ class TextFrontend:
     def has_tokenizer(self) -> bool:
         """Whether :meth:`token_ids` works (a tokenizer directory was given)."""
         return self._tokenizer is not None
+
+    @property
+    def max_token_id(self) -> int | None:
+        """The largest id :meth:`token_ids` can give (None without a tokenizer)."""
+        return self._tokenizer.max_id if self._tokenizer is not None else None
 
     def with_keep_words(self, keep_words: frozenset[str]) -> TextFrontend:
         """A front-end like this one for a new user-dictionary state (the tokenizer is shared)."""
@@ -112,7 +120,8 @@ class TextFrontend:
     def phonemize(self, text: str) -> Phonemes:
         """Normalize, G2P, map to ids and add blanks; raises :class:`TextError` only."""
         normalized = self.normalize(text)
-        result = g2p(normalized)
+        split = self._tokenizer.tokenize if self._tokenizer is not None else tokenize
+        result = g2p(normalized, split)
         phones = [PAD, *(_OUTSIDE_TABLE.get(p, p) for p in result.phones), PAD]
         unknown = sorted({p for p in phones if p not in SYMBOL_TO_ID})
         if unknown:
@@ -129,7 +138,7 @@ class TextFrontend:
             language_ids=_with_blanks([JP_LANGUAGE_ID] * len(phones), 0),
             word2ph=word2ph,
         )
-        _check_alignment(phonemes)
+        _check_alignment(phonemes, split)
         return phonemes
 
     def token_ids(self, bert_text: str) -> list[int]:
@@ -152,10 +161,10 @@ def _with_blanks(items: list[_T], blank: _T) -> list[_T]:
     return result
 
 
-def _check_alignment(phonemes: Phonemes) -> None:
+def _check_alignment(phonemes: Phonemes, split: Callable[[str], list[str]]) -> None:
     """The BERT features can only be spread over the phonemes if these hold."""
-    tokens = len(tokenize(phonemes.bert_text)) + 2
-    if not len(phonemes.word2ph) == len(phonemes.bert_text) + 2 == tokens:
+    tokens = len(split(phonemes.bert_text)) + 2
+    if len(phonemes.word2ph) != tokens:
         raise TextError(
             f"{len(phonemes.word2ph)} word2ph entries for {tokens} BERT tokens of "
             f"{phonemes.bert_text!r}"

@@ -12,6 +12,7 @@ ones first: OpenJTalk does not say which character of 今日 reads キョ and wh
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import TextError
@@ -51,8 +52,9 @@ class G2PResult:
     """Phonemes per BERT token of ``"".join(words)``; sums to ``len(phones)``."""
 
 
-def g2p(normalized: str) -> G2PResult:
-    """Phonemes, tones and word2ph of a text produced by the normalizer."""
+def g2p(normalized: str, tokenize: Callable[[str], list[str]] = tokenize) -> G2PResult:
+    """Phonemes, tones and word2ph of a text produced by the normalizer; ``tokenize`` is the
+    BERT tokenizer's (the published one gives one token per character)."""
     words: list[str] = []
     readings: list[str] = []
     phones: list[str] = []

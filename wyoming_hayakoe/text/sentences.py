@@ -76,11 +76,6 @@ def split_text(text: str) -> list[Sentence]:
     return [Sentence(t, s) for t, s in zip(texts, sources, strict=True)]
 
 
-def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text``, as synthesized one by one."""
-    return [sentence.text for sentence in split_text(text)]
-
-
 def split_long(sentence: Sentence, max_chars: int) -> list[Sentence]:
     """Cut a sentence longer than ``max_chars`` at its last soft break before the limit."""
     pieces: list[Sentence] = []

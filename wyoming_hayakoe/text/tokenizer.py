@@ -19,6 +19,8 @@ Python 3.11, five runs each): importing this module 7 ms and reading the 22,012-
 ``vocab.txt`` 15-30 ms, +3.8 MB RSS; importing transformers 5.24 alone took 6.7-9.9 s and
 +247 MB RSS, its ``BertJapaneseTokenizer`` loading another 90-170 ms. The runtime therefore
 never imports transformers; the tests compare the two on the corpus and on arbitrary Unicode.
+It serves only the configuration it reproduces: :mod:`.tokenizer_loader` reads a tokenizer
+folder's configuration and hands any other to transformers.
 """
 
 from __future__ import annotations
@@ -108,6 +110,15 @@ class BertTokenizer:
 
     def __len__(self) -> int:
         return len(self._vocab)
+
+    @property
+    def max_id(self) -> int:
+        """The largest id :meth:`encode` can give (the BERT must have an embedding for it)."""
+        return max(self._vocab.values())
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text`` without ``[CLS]``/``[SEP]`` (see :func:`tokenize`)."""
+        return tokenize(text)
 
     def encode(self, text: str) -> list[int]:
         """``[CLS]``, the id of every token of ``text``, ``[SEP]``."""

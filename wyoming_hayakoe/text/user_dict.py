@@ -117,6 +117,11 @@ def parse_entries(text: str, source: str) -> list[Entry]:
     return list(entries.values())
 
 
+def make_entry(surface: str, reading: str, accent: str, line: int = 0) -> Entry:
+    """The entry these fields make, as a file line would; ValueError says what is wrong."""
+    return _entry([surface.strip(), reading.strip(), accent.strip()], line)
+
+
 def _entry(fields: list[str], line: int) -> Entry:
     if len(fields) != len(HEADER):
         raise ValueError(f"expected 3 fields (surface,reading,accent), found {len(fields)}")

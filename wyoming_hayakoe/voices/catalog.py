@@ -17,10 +17,20 @@ VOICE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 @dataclass(frozen=True)
 class CatalogFile:
-    """One file to fetch; ``path`` is relative to the voice folder or, for BERT, the repo root."""
+    """One file to fetch; ``path`` is relative to the voice folder or, for BERT, the repo root.
+
+    ``alternatives`` are names tried in turn when the server has no ``path`` (HayaKoe loads
+    ``synthesizer_q8.onnx`` where ``synthesizer.onnx`` is absent). An ONNX model's external
+    weights (``<model>.onnx.data``) are fetched with it, before it, when the server has them.
+    """
 
     path: str
     optional: bool = False
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.path, *self.alternatives)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +70,14 @@ def _raw_catalog() -> dict[str, Any]:
 
 
 def _files(entries: list[dict[str, Any]]) -> tuple[CatalogFile, ...]:
-    return tuple(CatalogFile(str(e["path"]), bool(e.get("optional", False))) for e in entries)
+    return tuple(
+        CatalogFile(
+            str(e["path"]),
+            bool(e.get("optional", False)),
+            tuple(str(a) for a in e.get("alternatives", ())),
+        )
+        for e in entries
+    )
 
 
 def catalog_repository() -> tuple[str, str]:

@@ -14,6 +14,7 @@ from ..errors import ModelFileError
 # SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
 _PRE_KERNEL = 7
 _POST_KERNEL = 7
+_DEFAULT_VERSION = "2.0-JP-Extra"
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,16 @@ class VoiceConfig:
     styles: dict[str, int]
     """Style name -> row of ``style_vectors.npy``."""
     speakers: dict[str, int]
-    """Speaker name -> speaker id."""
+    """Speaker name -> speaker id (``data.spk2id``: the ids are its values, which need not be
+    0, 1, 2...)."""
     decoder_shape: DecoderShape = field(default_factory=DecoderShape)
+
+    @property
+    def default_speaker_id(self) -> int:
+        """The speaker of requests that name none: id 0 (HayaKoe's default) where the voice
+        has it, else its lowest id."""
+        ids = self.speakers.values()
+        return 0 if 0 in ids or not ids else min(ids)
 
     @classmethod
     def read(cls, path: Path) -> VoiceConfig:
@@ -103,8 +112,14 @@ class VoiceConfig:
             raise ModelFileError(
                 f"Voice config is not valid JSON: {path} ({err}). Download the voice again."
             ) from err
+        return cls.from_raw(raw, path)
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any], path: Path) -> VoiceConfig:
+        """The config from parsed ``config.json`` contents; ``path`` names where they came from."""
         data = raw.get("data") or {}
-        version = str(raw.get("version", ""))
+        # HayaKoe reads a config without a version as its default, "2.0-JP-Extra".
+        version = str(raw.get("version", _DEFAULT_VERSION))
         if not version.endswith("JP-Extra"):
             raise ModelFileError(
                 f"{path}: version {version!r} is not a Style-Bert-VITS2 JP-Extra voice; "

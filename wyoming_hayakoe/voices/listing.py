@@ -11,6 +11,7 @@ from ..errors import ModelFileError
 from .catalog import CatalogVoice
 from .config import VoiceConfig
 from .layout import CONFIG_FILE
+from .sources import VoiceSource
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ def read_voice_styles(voice_dir: Path) -> tuple[str, ...]:
 
 
 def collect_voice_entries(
-    installed: Mapping[str, Path],
+    installed: Mapping[str, VoiceSource],
     catalog: Mapping[str, CatalogVoice],
     names: Iterable[str],
 ) -> list[VoiceEntry]:
@@ -51,7 +52,11 @@ def collect_voice_entries(
     entries: list[VoiceEntry] = []
     for name in sorted(set(names)):
         known = catalog.get(name)
-        voice_dir = installed.get(name)
+        source = installed.get(name)
+        if source is not None and source.kind != "hayakoe":
+            entries.append(_source_entry(source))
+            continue
+        voice_dir = source.path if source is not None else None
         try:
             if voice_dir is not None:
                 styles = read_voice_styles(voice_dir)
@@ -73,6 +78,18 @@ def collect_voice_entries(
             )
         )
     return entries
+
+
+def _source_entry(source: VoiceSource) -> VoiceEntry:
+    """An AIVMX or SBV2 export voice: its metadata was read when it was found."""
+    return VoiceEntry(
+        name=source.name,
+        styles=source.styles or ("Neutral",),
+        installed=True,
+        description=source.description,
+        credit=source.credit or HAYAKOE_CREDIT,
+        license=source.license,
+    )
 
 
 def _credit(known: CatalogVoice | None) -> tuple[str, str]:

@@ -7,8 +7,10 @@ voices work too.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from ..errors import DownloadError, UnknownVoiceError
@@ -21,11 +23,29 @@ from .catalog import (
     load_catalog,
     validate_voice_name,
 )
-from .download import DownloadOptions, download_file, repo_file_url, resolve_endpoint
-from .layout import BERT_MODEL_PATH, REQUIRED_VOICE_FILES, SPEAKERS_DIR, TOKENIZER_VOCAB_PATH
+from .discovery import discover, warn_once
+from .download import DownloadOptions, disk_error, download_file, fetch_remote_info
+from .hub import OFFLINE_ENV, hub_offline, repo_file_url, resolve_endpoint
+from .layout import (
+    BERT_MODEL_PATH,
+    SPEAKERS_DIR,
+    TOKENIZER_FAST_PATH,
+    TOKENIZER_VOCAB_PATH,
+    external_data_file,
+    missing_voice_files,
+    present_voice_files,
+    required_voice_files_text,
+)
+from .locking import folder_lock
+from .sources import VoiceSource, hayakoe_source
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8
+_COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
+
+
+def _remote(prefix: str, name: str) -> str:
+    return f"{prefix}/{name}" if prefix else name
 
 
 def _inside(root: Path, path: Path) -> bool:
@@ -56,7 +76,7 @@ class VoiceStore:
         if self._download_dir not in self._data_dirs:
             self._data_dirs.append(self._download_dir)  # what we download must be found again
         self._endpoint = endpoint
-        self._local_files_only = local_files_only
+        self._local_files_only = local_files_only or hub_offline()
         self._catalog = dict(catalog) if catalog is not None else load_catalog()
         self._options = options or DownloadOptions()
         self._repo, self._revision = catalog_repository()
@@ -90,9 +110,48 @@ class VoiceStore:
                 name = folder.name
                 if name in found or not is_valid_voice_name(name) or not folder.is_dir():
                     continue
-                if self._complete(root, folder, REQUIRED_VOICE_FILES):
+                if self._complete_voice(root, folder):
                     found[name] = folder
         return found
+
+    def _complete_voice(self, root: Path, folder: Path) -> bool:
+        if missing_voice_files(folder):
+            return False
+        present = [p.relative_to(folder).as_posix() for p in present_voice_files(folder)]
+        return self._complete(root, folder, present)
+
+    def sources(self) -> dict[str, VoiceSource]:
+        """Name -> source of every installed voice: HayaKoe folders, AIVMX files and SBV2
+        exports (see discovery.py); a name already taken keeps its first owner."""
+        found = {name: hayakoe_source(name, folder) for name, folder in self.installed().items()}
+        return self._discovered(found)
+
+    def _discovered(self, found: dict[str, VoiceSource]) -> dict[str, VoiceSource]:
+        for root in self._data_dirs:
+            for source in discover(root):
+                owner = found.setdefault(source.name, source)
+                if owner is not source and owner.path != source.path:
+                    warn_once(f"{source.path} is left out: its voice name {source.name} "
+                              f"is taken by {owner.path}")  # fmt: skip
+        return found
+
+    def ensure_source(self, name: str) -> VoiceSource:
+        """The voice ``name``: a HayaKoe folder (looked up directly), else an AIVMX file or
+        SBV2 export, else a catalog voice, downloaded if it is not on disk."""
+        folder = self._installed_folder(name) if is_valid_voice_name(name) else None
+        if folder is not None:
+            return hayakoe_source(name, folder)
+        source = self._discovered({}).get(name)
+        return source if source is not None else hayakoe_source(name, self.ensure_voice(name))
+
+    def _installed_folder(self, name: str) -> Path | None:
+        """The folder of installed voice ``name`` (the first data dir wins), looked up
+        directly rather than by listing every voice."""
+        for root in self._data_dirs:
+            folder = root / SPEAKERS_DIR / name
+            if folder.is_dir() and self._complete_voice(root, folder):
+                return folder
+        return None
 
     def _complete(self, root: Path, folder: Path, files: Iterable[str]) -> bool:
         paths = [folder / f for f in files]
@@ -117,19 +176,21 @@ class VoiceStore:
         for root in self._data_dirs:
             folder = root / SPEAKERS_DIR / name
             if folder.is_dir() and _inside(root, folder):
-                return folder, [f for f in REQUIRED_VOICE_FILES if not (folder / f).is_file()]
+                return folder, missing_voice_files(folder)
         return None
 
     def bert_root(self) -> Path | None:
-        """The first data dir that holds the BERT model and its tokenizer vocabulary."""
+        """The first data dir that holds the BERT model and its tokenizer (a vocab.txt, or a
+        fast tokenizer's tokenizer.json)."""
         for root in self._data_dirs:
-            if self._complete(root, root, (BERT_MODEL_PATH, TOKENIZER_VOCAB_PATH)):
-                return root
+            for tokenizer in (TOKENIZER_VOCAB_PATH, TOKENIZER_FAST_PATH):
+                if self._complete(root, root, (BERT_MODEL_PATH, tokenizer)):
+                    return root
         return None
 
     def all_voice_names(self) -> list[str]:
         """Catalog voices and installed voices, sorted."""
-        return sorted(set(self._catalog) | set(self.installed()))
+        return sorted(set(self._catalog) | set(self.sources()))
 
     # --- getting what is missing -----------------------------------------------------
 
@@ -137,17 +198,18 @@ class VoiceStore:
         """The folder of voice ``name``, downloading a catalog voice if it is not on disk."""
         validate_voice_name(name)
         with self._lock:
-            installed = self.installed()
-            if name in installed:
-                return installed[name]
+            found = self._installed_folder(name)
+            if found is not None:
+                return found
             voice = self._catalog.get(name)
             if voice is None:
-                raise UnknownVoiceError(self._unknown_voice_text(name, installed))
+                raise UnknownVoiceError(self._unknown_voice_text(name, self.installed()))
             if self._local_files_only:
                 raise DownloadError(self._not_on_disk_text(name))
             folder = self._safe_target(f"{SPEAKERS_DIR}/{name}")
-            self._fetch(f"{SPEAKERS_DIR}/{name}", folder, voice.files, f"voice {name}")
-            if not self._complete(self._download_dir, folder, REQUIRED_VOICE_FILES):
+            with self._locked(folder):
+                self._fetch(f"{SPEAKERS_DIR}/{name}", folder, voice.files, f"voice {name}")
+            if not self._complete_voice(self._download_dir, folder):
                 raise DownloadError(f"voice {name!r} is still incomplete in {folder}")
             return folder
 
@@ -161,24 +223,83 @@ class VoiceStore:
                 raise DownloadError(
                     f"the shared BERT model is not on disk (looked for {BERT_MODEL_PATH} and "
                     f"{TOKENIZER_VOCAB_PATH} under {self._dirs_text()}) and local-files-only "
-                    "mode forbids downloading it: run once without --local-files-only, or copy "
+                    f"mode ({OFFLINE_ENV} or --local-files-only) forbids downloading it: run once "
+                    "without them, or copy "
                     f"those files into {self._download_dir}"
                 )
             target = self._safe_target("")
-            self._fetch("", target, load_bert_files(), "the shared BERT model")
+            with self._locked(target):
+                self._fetch("", target, load_bert_files(), "the shared BERT model")
             return target
 
     def _fetch(self, prefix: str, folder: Path, files: Iterable[CatalogFile], what: str) -> None:
         endpoint = resolve_endpoint(self._endpoint)
+        needed = [f for f in files if not any(self._present(folder, n) for n in f.names)]
+        if not needed:  # another process finished it while this one waited for the lock
+            return
         _LOGGER.info("Downloading %s from %s into %s", what, endpoint, folder)
-        for item in files:  # the catalog lists the defining file last
-            dest = folder / item.path
-            if dest.is_file() and _inside(folder, dest):
+        commit = self._resolve_commit(endpoint, prefix, needed[-1])
+        for item in needed:  # the catalog lists the defining file last
+            if any(self._fetch_model(endpoint, prefix, folder, n, commit) for n in item.names):
                 continue
-            remote = f"{prefix}/{item.path}" if prefix else item.path
-            url = repo_file_url(endpoint, self._repo, self._revision, remote)
-            if not download_file(url, dest, self._options, missing_ok=item.optional):
-                _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
+            remote = " or ".join(_remote(prefix, n) for n in item.names)
+            if not item.optional:
+                raise DownloadError(f"voice file not found on server: {remote}")
+            _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
+
+    def _resolve_commit(self, endpoint: str, prefix: str, item: CatalogFile) -> str | None:
+        """The commit the catalog's revision stands for on the server, so every file of one
+        download comes from the same commit (None from a server that does not say)."""
+        for name in item.names:
+            url = repo_file_url(endpoint, self._repo, self._revision, _remote(prefix, name))
+            meta = fetch_remote_info(url, self._options)
+            if meta is None:
+                continue
+            pinned = self._revision if _COMMIT_RE.match(self._revision) else None
+            if pinned and meta.commit and meta.commit != pinned:
+                raise DownloadError(
+                    f"the server answers {url} from commit {meta.commit}, but the catalog "
+                    f"pins {self._repo} to {pinned}"
+                )
+            if meta.commit and _COMMIT_RE.match(meta.commit):
+                _LOGGER.info("%s at %s is commit %s", self._repo, self._revision, meta.commit)
+                return meta.commit
+            return pinned
+        return None
+
+    def _fetch_model(
+        self, endpoint: str, prefix: str, folder: Path, name: str, commit: str | None
+    ) -> bool:
+        """Download ``name`` (an ONNX model with its external weights first); False if the
+        server has no such file."""
+        names = [name]
+        if name.endswith(".onnx"):
+            names.insert(0, external_data_file(Path(name)).as_posix())
+        revision = commit or self._revision
+        for index, current in enumerate(names):
+            if self._present(folder, current):
+                continue
+            url = repo_file_url(endpoint, self._repo, revision, _remote(prefix, current))
+            if not download_file(
+                url, folder / current, self._options, missing_ok=True, commit=commit
+            ):
+                if index == len(names) - 1:
+                    return False
+                _LOGGER.debug("%s has no external data on the server", url)
+        return True
+
+    @staticmethod
+    def _present(folder: Path, name: str) -> bool:
+        return (folder / name).is_file() and _inside(folder, folder / name)
+
+    @staticmethod
+    def _locked(folder: Path) -> AbstractContextManager[None]:
+        """``folder``, created, locked against other processes downloading into it."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise disk_error(err, folder) from err
+        return folder_lock(folder)
 
     def _safe_target(self, relative: str) -> Path:
         """``download_dir / relative``, refused if a symlink on the way leads elsewhere."""
@@ -207,10 +328,11 @@ class VoiceStore:
         )
 
     def _not_on_disk_text(self, name: str) -> str:
-        files = ", ".join(REQUIRED_VOICE_FILES)
+        files = ", ".join(required_voice_files_text())
         return (
             f"voice {name!r} is not on disk (looked for {SPEAKERS_DIR}/{name}/ under "
-            f"{self._dirs_text()}) and local-files-only mode forbids downloading it: run once "
-            f"without --local-files-only to download it, or copy {files} into "
+            f"{self._dirs_text()}) and local-files-only mode ({OFFLINE_ENV} or "
+            "--local-files-only) forbids downloading it: run once without them to download it, "
+            f"or copy {files} into "
             f"{self._download_dir / SPEAKERS_DIR / name}"
         )

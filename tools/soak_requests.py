@@ -15,8 +15,6 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from reliability_utils import fd_count, rss_mb
-from server_utils import TINY_VOICE_DIR, ServerProcess, ends_audio, read_until
 from wyoming.client import AsyncTcpClient
 from wyoming.tts import (
     Synthesize,
@@ -25,6 +23,10 @@ from wyoming.tts import (
     SynthesizeStop,
     SynthesizeVoice,
 )
+
+from tools.process_stats import fd_count, rss_mb
+from tools.server_process import TINY_VOICE_DIR, ServerProcess
+from tools.wyoming_requests import ends_audio, read_until
 
 SHORT_TEXTS = ("はい。", "了解です。", "こんにちは。", "電気をつけました。", "おはよう！")
 LONGER_TEXTS = (

@@ -1,11 +1,12 @@
 """A local stand-in for the Hugging Face file server, for tests.
 
-Serves ``root`` as the repository at ``/lemondouble/hayakoe/resolve/main/<path>`` on
-127.0.0.1, the way the Hub does: HEAD and GET, ``Content-Length``, ``ETag`` and the
-``X-Linked-Size`` / ``X-Linked-Etag`` (sha256) headers, Range requests (206/416), and
-optionally the Hub's redirect of large files to a CDN path. Faults can be injected per
-file: ``close_mid`` (send half the body, then drop the connection), ``404``, ``500``,
-``wrong_size`` (body shorter than announced), ``wrong_sha`` (one byte flipped) and
+Serves ``root`` as the repository at ``/lemondouble/hayakoe/resolve/{main or the commit}/<path>``
+on 127.0.0.1, the way the Hub does: HEAD and GET, ``Content-Length``, ``ETag``, the
+``X-Repo-Commit`` header (also on 404s) and the ``X-Linked-Size`` / ``X-Linked-Etag`` (sha256)
+headers, Range requests (206/416), and optionally the Hub's redirect of large files to a CDN
+path. These are the headers huggingface_hub's ``get_hf_file_metadata`` reads too. Faults can
+be injected per file: ``close_mid`` (send half the body, then drop the connection), ``404``,
+``500``, ``wrong_size`` (body shorter than announced), ``wrong_sha`` (one byte flipped) and
 ``ignore_range`` (answer 200 with the whole file).
 
 Use it as a context manager; ``endpoint`` goes into ``HF_ENDPOINT``.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -23,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 REPO = "lemondouble/hayakoe"
 REVISION = "main"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
 FAULT_KINDS = ("close_mid", "404", "500", "wrong_size", "wrong_sha", "ignore_range")
 _RANGE_RE = re.compile(r"^bytes=(\d+)-(\d*)$")
 
@@ -45,15 +48,27 @@ class RequestRecord:
     method: str
     path: str  # repository path, or the raw URL path if it was not one
     range: str | None
+    revision: str | None = None  # of a resolve URL: main, or the commit it stands for
 
 
 class HFTestServer:
     """Threaded HTTP server on 127.0.0.1 with a random port."""
 
-    def __init__(self, root: Path, *, redirect_lfs: bool = False, lfs_min_size: int = 0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        redirect_lfs: bool = False,
+        lfs_min_size: int = 0,
+        throttle: float = 0.0,
+        ignore_revision: bool = False,
+    ) -> None:
         self.root = Path(root)
+        self.throttle = throttle  # seconds of pause after each 16 KB of a body
+        self.ignore_revision = ignore_revision  # a mirror that serves one state for any revision
         self.redirect_lfs = redirect_lfs  # answer resolve URLs of big files with a 302
         self.lfs_min_size = lfs_min_size  # smaller files are "plain git" (ETag not sha256)
+        self.commit = COMMIT  # what the server says "main" is (X-Repo-Commit)
         self.requests: list[RequestRecord] = []
         self._faults: dict[str, Fault] = {}
         self._lock = threading.Lock()
@@ -90,9 +105,11 @@ class HFTestServer:
                     del self._faults[path]
             return fault.kind
 
-    def record(self, method: str, path: str, range_header: str | None) -> None:
+    def record(
+        self, method: str, path: str, range_header: str | None, revision: str | None = None
+    ) -> None:
         with self._lock:
-            self.requests.append(RequestRecord(method, path, range_header))
+            self.requests.append(RequestRecord(method, path, range_header, revision))
 
     def requests_for(self, path: str, method: str | None = None) -> list[RequestRecord]:
         with self._lock:
@@ -119,7 +136,7 @@ class HFTestServer:
 
 
 def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
-    resolve_prefix = f"/{REPO}/resolve/{REVISION}/"
+    resolve_re = re.compile(f"^/{re.escape(REPO)}/resolve/([^/]+)/")
     cdn_prefix = "/cdn/"
 
     class Handler(BaseHTTPRequestHandler):
@@ -137,13 +154,15 @@ def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
         def _serve(self, send_body: bool) -> None:
             raw = unquote(urlsplit(self.path).path)
             via_cdn = raw.startswith(cdn_prefix)
-            if raw.startswith(resolve_prefix):
-                repo_path = raw[len(resolve_prefix) :]
+            resolved = resolve_re.match(raw)
+            revision = resolved.group(1) if resolved else None
+            if revision in (REVISION, server.commit) or (revision and server.ignore_revision):
+                repo_path = raw[resolved.end() :]  # type: ignore[union-attr]
             elif via_cdn:
                 repo_path = raw[len(cdn_prefix) :]
             else:
                 repo_path = raw
-            server.record(self.command, repo_path, self.headers.get("Range"))
+            server.record(self.command, repo_path, self.headers.get("Range"), revision)
             file = (server.root / repo_path).resolve()
             known = raw != repo_path and file.is_relative_to(server.root.resolve())
             data = file.read_bytes() if known and file.is_file() else None
@@ -171,6 +190,7 @@ def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
             return self._send_file(body, data, sha, is_lfs, via_cdn, fault, send_body)
 
         def _meta_headers(self, data: bytes, sha: str, is_lfs: bool) -> None:
+            self.send_header("X-Repo-Commit", server.commit)
             if is_lfs:
                 self.send_header("X-Linked-Size", str(len(data)))
                 self.send_header("X-Linked-Etag", f'"{sha}"')
@@ -220,11 +240,18 @@ def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
                 self.close_connection = True
                 return
-            self.wfile.write(chunk)
+            if not server.throttle:
+                self.wfile.write(chunk)
+                return
+            for start in range(0, len(chunk), 16 * 1024):
+                self.wfile.write(chunk[start : start + 16 * 1024])
+                self.wfile.flush()
+                time.sleep(server.throttle)
 
         def _status(self, code: int, message: str) -> None:
             payload = message.encode()
             self.send_response(code)
+            self.send_header("X-Repo-Commit", server.commit)
             self.send_header("X-Error-Message", message)
             self.send_header("Content-Type", "text/plain")
             self.send_header("Content-Length", str(len(payload)))
@@ -237,7 +264,7 @@ def _make_handler(server: HFTestServer) -> type[BaseHTTPRequestHandler]:
 
 # --- fake repository content -------------------------------------------------------------
 
-TINY_VOICE_FIXTURE = Path(__file__).parent / "fixtures" / "tiny-voice"
+TINY_VOICE_FIXTURE = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_FILE_NAMES = (
     "config.json",
     "style_vectors.npy",

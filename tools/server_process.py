@@ -1,23 +1,18 @@
-"""Start the server as a user does (``python -m wyoming_hayakoe``) and talk Wyoming to it."""
+"""The one way the tests, the soak and the benchmark start the server: as a user does,
+``python -m wyoming_hayakoe`` in a subprocess, on 127.0.0.1."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
-from wyoming.error import Error
-from wyoming.event import Event
-from wyoming.tts import Synthesize, SynthesizeVoice
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TINY_VOICE_ROOT = REPO_ROOT / "tests" / "fixtures" / "tiny-voice"
@@ -118,77 +113,3 @@ def start_server(
             stderr=log,
         )  # fmt: skip
     return ServerProcess(process, port, log_path)
-
-
-@dataclass
-class Response:
-    """Everything one request produced, in order."""
-
-    events: list[Event] = field(default_factory=list)
-
-    def of(self, type_name: str) -> list[Event]:
-        return [e for e in self.events if e.type == type_name]
-
-    @property
-    def types(self) -> list[str]:
-        return [e.type for e in self.events]
-
-    @property
-    def starts(self) -> list[AudioStart]:
-        return [AudioStart.from_event(e) for e in self.of("audio-start")]
-
-    @property
-    def chunks(self) -> list[AudioChunk]:
-        return [AudioChunk.from_event(e) for e in self.of("audio-chunk")]
-
-    @property
-    def stops(self) -> list[AudioStop]:
-        return [AudioStop.from_event(e) for e in self.of("audio-stop")]
-
-    @property
-    def errors(self) -> list[Error]:
-        return [Error.from_event(e) for e in self.of("error")]
-
-    @property
-    def pcm(self) -> bytes:
-        return b"".join(chunk.audio for chunk in self.chunks)
-
-
-async def read_until(
-    client: AsyncTcpClient, done: Callable[[Event], bool], response: Response | None = None
-) -> Response:
-    """Read events into ``response`` up to and including the first one ``done`` accepts."""
-    response = response or Response()
-    while True:
-        event = await client.read_event()
-        if event is None:
-            raise ConnectionError(f"server closed the connection after {response.types}")
-        response.events.append(event)
-        if done(event):
-            return response
-
-
-def ends_audio(event: Event) -> bool:
-    return event.type in ("audio-stop", "error")
-
-
-async def synthesize(
-    client: AsyncTcpClient, text: str, voice: str | None = None, speaker: str | None = None
-) -> Response:
-    request_voice = SynthesizeVoice(name=voice, speaker=speaker) if voice else None
-    await client.write_event(Synthesize(text=text, voice=request_voice).event())
-    return await read_until(client, ends_audio)
-
-
-async def first_event(client: AsyncTcpClient, type_name: str, timeout: float = 60) -> Event:
-    """Skip events until one of ``type_name`` arrives."""
-
-    async def wait() -> Event:
-        while True:
-            event = await client.read_event()
-            if event is None:
-                raise ConnectionError("server closed the connection")
-            if event.type == type_name:
-                return event
-
-    return await asyncio.wait_for(wait(), timeout)

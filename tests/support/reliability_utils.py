@@ -6,13 +6,28 @@ import contextlib
 import json
 import socket
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server_utils import ServerProcess, synthesize
+from tools.server_process import ServerProcess, start_server
+from tools.wyoming_requests import synthesize
 
 SHORT_TEXT = "はい。"
+QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+"""Deterministic synthesis on one thread."""
+
+
+def abuse_server(log_dir: Path, client_timeout: float) -> ServerProcess:
+    """The tiny-voice server that abuse tests attack: every request really synthesizes (no
+    audio cache), and clients are dropped after ``client_timeout`` seconds."""
+    return start_server(
+        log_dir,
+        *QUIET,
+        "--audio-cache-mb", "0",
+        "--client-timeout", str(client_timeout),
+    )  # fmt: skip
+
+
 MB = 1024 * 1024
 
 
@@ -81,39 +96,6 @@ def assert_clean_log(server: ServerProcess) -> None:
     log = server.log()
     assert "Traceback" not in log, log
     assert "exception was never retrieved" not in log, log
-
-
-def rss_mb(pid: int) -> float:
-    return _status_kb(pid, "VmRSS") / 1024
-
-
-def _status_kb(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise KeyError(key)
-
-
-@dataclass
-class PeakRss:
-    """The highest RSS of a process from ``start()`` on: the kernel's high-water mark, reset."""
-
-    pid: int
-    before_mb: float = 0.0
-
-    def start(self) -> PeakRss:
-        # Writing 5 resets VmHWM to the current RSS (Linux >= 4.0).
-        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
-        self.before_mb = rss_mb(self.pid)
-        return self
-
-    @property
-    def growth_mb(self) -> float:
-        return _status_kb(self.pid, "VmHWM") / 1024 - self.before_mb
-
-
-def fd_count(pid: int) -> int:
-    return len(list(Path(f"/proc/{pid}/fd").iterdir()))
 
 
 @contextlib.contextmanager

@@ -1,0 +1,118 @@
+"""A stand-in for the engine, for fast in-process tests of the service, handler and connection.
+
+It has the engine's interface (``load_voice``, ``gain``, ``refresh_user_dictionary``,
+``synthesize``) and records what it was asked, but synthesizes nothing: each sentence becomes
+a fixed number of samples derived from its text, so tests can check exactly what was sent.
+The voices are read from real voice folders (their config.json), as the engine reads them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wyoming_hayakoe.engine import Continuation, PcmPiece, SynthesisParams
+from wyoming_hayakoe.text.sentences import split_for_synthesis
+from wyoming_hayakoe.voices.config import VoiceConfig
+from wyoming_hayakoe.voices.sources import VoiceSource, hayakoe_source
+
+SAMPLES_PER_CHARACTER = 100
+
+
+@dataclass
+class FakeVoice:
+    """What the service reads of a voice: name, styles, speakers, sample rate."""
+
+    name: str
+    directory: Path
+    config: VoiceConfig
+    gain: float | None = None
+    speaker_id: int = 0
+
+    @property
+    def sample_rate(self) -> int:
+        return self.config.sample_rate
+
+    @property
+    def styles(self) -> list[str]:
+        return sorted(self.config.styles, key=self.config.styles.__getitem__)
+
+    @property
+    def speakers(self) -> list[str]:
+        return sorted(self.config.speakers, key=self.config.speakers.__getitem__)
+
+
+def fake_pcm(sentence: str) -> bytes:
+    """The PCM the fake engine sends for one sentence: its length says which sentence it was."""
+    return bytes([len(sentence) % 256, 0]) * (SAMPLES_PER_CHARACTER * len(sentence))
+
+
+@dataclass
+class FakeEngine:
+    """Records calls; ``seconds_per_sentence`` makes a synthesis take time (in the thread)."""
+
+    bert_root: Path
+    options: dict[str, Any] = field(default_factory=dict)
+    seconds_per_sentence: float = 0.0
+    seconds_per_refresh: float = 0.0
+    requests: list[tuple[str, str, SynthesisParams]] = field(default_factory=list)
+    log: list[tuple[float, str]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _note(self, what: str) -> None:
+        with self._lock:
+            self.log.append((time.monotonic(), what))
+
+    def load_voice(self, voice: VoiceSource | Path, name: str | None = None) -> FakeVoice:
+        source = voice if isinstance(voice, VoiceSource) else hayakoe_source(voice.name, voice)
+        name = name or source.name
+        self._note(f"load {name}")
+        config = source.read_config()
+        speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
+        return FakeVoice(name, source.path, config, speaker_id=speaker)
+
+    def gain(self, voice: FakeVoice) -> float:
+        if voice.gain is None:
+            self._note(f"calibrate {voice.name} start")
+            time.sleep(self.seconds_per_sentence)
+            voice.gain = 1.0
+            self._note(f"calibrate {voice.name} end")
+        return voice.gain
+
+    def refresh_user_dictionary(self) -> bool:
+        self._note("refresh start")
+        time.sleep(self.seconds_per_refresh)
+        self._note("refresh end")
+        return False
+
+    def synthesize(
+        self,
+        voice: FakeVoice,
+        text: str,
+        params: SynthesisParams | None = None,
+        continuation: Continuation | None = None,
+    ) -> Iterator[PcmPiece]:
+        params = params or SynthesisParams()
+        self.requests.append((voice.name, text, params))
+        self._note(f"synthesize {text} start")
+        try:
+            for sentence in split_for_synthesis(text):
+                time.sleep(self.seconds_per_sentence)
+                yield PcmPiece(sentence.text, fake_pcm(sentence.text))
+        finally:
+            self._note(f"synthesize {text} end")
+
+
+def fake_engine_factory(engine: FakeEngine) -> Any:
+    """An ``engine_factory`` for TtsService that hands out ``engine``."""
+
+    def create(bert_root: Path, **options: Any) -> FakeEngine:
+        engine.bert_root = bert_root
+        engine.options = options
+        return engine
+
+    return create

@@ -1,0 +1,236 @@
+"""The server's own layers in one process, against a fake engine: handler, connection, service.
+
+Fast and exact where the subprocess end-to-end tests are realistic: what the engine is asked
+for, in which thread and in which order, and what the client receives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fake_engine import FakeEngine, fake_engine_factory, fake_pcm
+from wyoming.client import AsyncTcpClient
+from wyoming.event import Event
+from wyoming.info import Describe, Info
+from wyoming.server import AsyncTcpServer
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeVoice,
+)
+
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, free_port
+from tools.wyoming_requests import read_until, synthesize
+from wyoming_hayakoe.engine import SynthesisParams
+from wyoming_hayakoe.server.handler import HandlerOptions, HayakoeEventHandler
+from wyoming_hayakoe.server.service import ServiceSettings, TtsService
+from wyoming_hayakoe.text.sentences import split_text
+from wyoming_hayakoe.voices.layout import PREFERRED_VOICE_FILES, voice_dir
+from wyoming_hayakoe.voices.store import VoiceStore
+
+SAMPLES_PER_CHUNK = 256
+
+
+@dataclass
+class Running:
+    engine: FakeEngine
+    store: VoiceStore
+    service: TtsService
+    server: AsyncTcpServer
+    port: int
+    data_dir: Path
+
+    def client(self) -> AsyncTcpClient:
+        return AsyncTcpClient("127.0.0.1", self.port, connect_timeout=5, read_timeout=20)
+
+
+def add_voice(data_dir: Path, name: str) -> None:
+    """A voice folder the fake engine can load: the tiny voice's config, empty model files."""
+    folder = voice_dir(data_dir, name)
+    folder.mkdir(parents=True)
+    for file in PREFERRED_VOICE_FILES:
+        (folder / file).write_bytes(b"")
+    shutil.copy(TINY_VOICE_DIR / "config.json", folder / "config.json")
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    tmp_path: Path, engine: FakeEngine, max_text_length: int = 1000
+) -> AsyncIterator[Running]:
+    """The service and a Wyoming listener on 127.0.0.1, in this process."""
+    data_dir = tmp_path / "data"
+    add_voice(data_dir, "second")
+    store = VoiceStore([TINY_VOICE_ROOT, data_dir], local_files_only=True)
+    settings = ServiceSettings(
+        default_voice="tiny",
+        params=SynthesisParams(),
+        max_text_length=max_text_length,
+        streaming=True,
+        local_files_only=True,
+    )
+    service = TtsService(store, settings, engine_factory=fake_engine_factory(engine))
+    await service.refresh_voices()
+    await service.load_default_voice()
+    options = HandlerOptions(SAMPLES_PER_CHUNK, client_timeout=10)
+    port = free_port()
+    server = AsyncTcpServer("127.0.0.1", port)
+    await server.start(lambda r, w: HayakoeEventHandler(service, options, r, w))
+    try:
+        yield Running(engine, store, service, server, port, data_dir)
+    finally:
+        await server.stop()
+        await service.close()
+
+
+@pytest.fixture
+async def running(tmp_path: Path) -> AsyncIterator[Running]:
+    async with serving(tmp_path, FakeEngine(tmp_path)) as started:
+        yield started
+
+
+def synthesize_event(text: str, voice: str | None = None) -> Event:
+    return Synthesize(text=text, voice=SynthesizeVoice(name=voice) if voice else None).event()
+
+
+def is_type(type_name: str) -> Callable[[Event], bool]:
+    return lambda event: event.type == type_name
+
+
+async def test_describe_lists_every_voice_and_its_styles(running: Running) -> None:
+    async with running.client() as client:
+        await client.write_event(Describe().event())
+        info = Info.from_event((await read_until(client, is_type("info"))).events[-1])
+    names = {voice.name for voice in info.tts[0].voices}
+    assert {"tiny", "second", "tiny (Happy)", "second (Sad)"} <= names
+    assert "tiny (Neutral)" not in names  # the plain name is the default style
+
+
+async def test_each_sentence_is_sent_as_it_is_made(running: Running) -> None:
+    text = "はい。元気です！ありがとう"
+    async with running.client() as client:
+        response = await synthesize(client, text)
+    expected = b"".join(fake_pcm(s.text) for s in split_text(text))
+    assert response.pcm == expected
+    assert response.types[0] == "audio-start" and response.types[-1] == "audio-stop"
+    assert all(len(c.audio) <= SAMPLES_PER_CHUNK * 2 for c in response.chunks)
+
+
+async def test_a_styled_voice_name_needs_no_disk_scan(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def scan(*args: object) -> object:
+        raise AssertionError("the data dirs were scanned for a known voice")
+
+    monkeypatch.setattr(running.store, "installed", scan)
+    monkeypatch.setattr(running.store, "all_voice_names", scan)
+    async with running.client() as client:
+        response = await synthesize(client, "はい。", voice="tiny (Happy)")
+        second = await synthesize(client, "はい。", voice="second (Sad)")
+    assert not response.errors and not second.errors
+    assert [(name, p.style) for name, _, p in running.engine.requests[-2:]] == [
+        ("tiny", "Happy"),
+        ("second", "Sad"),
+    ]
+
+
+async def test_a_voice_copied_in_later_is_found_by_a_scan_off_the_event_loop(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[str] = []
+    scan = running.store.installed
+
+    def recorded() -> dict[str, Path]:
+        threads.append(threading.current_thread().name)
+        return scan()
+
+    monkeypatch.setattr(running.store, "installed", recorded)
+    add_voice(running.data_dir, "later")
+    async with running.client() as client:
+        response = await synthesize(client, "はい。", voice="later (Angry)")
+    assert not response.errors
+    assert running.engine.requests[-1][0] == "later"
+    assert threads and threading.main_thread().name not in threads
+
+
+async def test_unknown_voice_and_style_are_errors(running: Running) -> None:
+    async with running.client() as client:
+        unknown = await synthesize(client, "はい。", voice="nobody")
+    async with running.client() as client:
+        style = await synthesize(client, "はい。", voice="tiny", speaker="Sleepy")
+    assert [e.code for e in unknown.errors] == ["unknown-voice"]
+    assert [e.code for e in style.errors] == ["unknown-style"]
+
+
+async def test_text_over_the_limit_is_refused(tmp_path: Path) -> None:
+    engine = FakeEngine(tmp_path)
+    async with serving(tmp_path, engine, max_text_length=10) as running, running.client() as client:
+        response = await synthesize(client, "あ" * 11)
+    assert [e.code for e in response.errors] == ["bad-text"]
+    assert "limit is 10" in response.errors[0].text
+    assert engine.requests == []
+
+
+async def test_streamed_text_reaches_the_engine_sentence_by_sentence(running: Running) -> None:
+    text = "こんにちは。今日は、晴れです！\nまた明日"
+    async with running.client() as client:
+        await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="tiny")).event())
+        for i in range(0, len(text), 3):
+            await client.write_event(SynthesizeChunk(text=text[i : i + 3]).event())
+        await client.write_event(SynthesizeStop().event())
+        response = await read_until(client, is_type("synthesize-stopped"))
+    sentences = [s.text for s in split_text(text)]
+    assert [t for _, t, _ in running.engine.requests] == sentences
+    assert response.pcm == b"".join(fake_pcm(s) for s in sentences)
+
+
+def _when(engine: FakeEngine, what: str) -> float:
+    return next(t for t, entry in engine.log if entry == what)
+
+
+async def _wait_for(engine: FakeEngine, what: str) -> None:
+    while not any(entry == what for _, entry in engine.log):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_first_load_calibrates_inside_the_cpu_slot(tmp_path: Path) -> None:
+    engine = FakeEngine(tmp_path, seconds_per_sentence=0.2)
+    text = "一。二。三。"
+    async with (
+        serving(tmp_path, engine) as running,
+        running.client() as first,
+        running.client() as second,
+    ):
+        await first.write_event(synthesize_event(text))
+        await _wait_for(engine, f"synthesize {text} start")
+        await second.write_event(synthesize_event("はい。", voice="second"))
+        await read_until(first, is_type("audio-stop"))
+        await read_until(second, is_type("audio-stop"))
+    assert _when(engine, "calibrate second start") >= _when(engine, f"synthesize {text} end")
+
+
+async def test_the_user_dictionary_is_refreshed_outside_the_cpu_slot(tmp_path: Path) -> None:
+    engine = FakeEngine(tmp_path, seconds_per_sentence=0.2, seconds_per_refresh=0.1)
+    text = "一。二。三。"
+    async with (
+        serving(tmp_path, engine) as running,
+        running.client() as first,
+        running.client() as second,
+    ):
+        await first.write_event(synthesize_event(text))
+        await _wait_for(engine, f"synthesize {text} start")
+        asked = time.monotonic()
+        await second.write_event(synthesize_event("はい。"))
+        await read_until(first, is_type("audio-stop"))
+        await read_until(second, is_type("audio-stop"))
+    refreshes = [t for t, entry in engine.log if entry == "refresh start" and t >= asked]
+    assert refreshes and refreshes[0] < _when(engine, f"synthesize {text} end")

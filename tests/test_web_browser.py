@@ -1,0 +1,338 @@
+"""The web page in a real browser: Debian's chromium driven by playwright.
+
+Each test serves the page on 127.0.0.1 from a real service with the tiny voice. Screenshots go
+to ``test-artifacts/web/`` (or ``$WYOMING_HAYAKOE_ARTIFACTS``); with
+``WYOMING_HAYAKOE_UPDATE_SCREENSHOTS=1`` the four pages are also written to
+``docs/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import ClientSession, web
+from web_utils import (
+    QUIET,
+    WebFixture,
+    copy_tiny_data,
+    parse_wav,
+    tiny_voice_zip,
+    tree,
+    web_service,
+)
+
+from tools.server_process import REPO_ROOT
+from wyoming_hayakoe.voices.catalog import load_catalog
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--autoplay-policy=no-user-gesture-required",
+]
+INGRESS_PREFIX = "/api/hassio_ingress/Xy9-token_123"
+ARTIFACTS = Path(os.environ.get("WYOMING_HAYAKOE_ARTIFACTS", REPO_ROOT / "test-artifacts" / "web"))
+DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
+PANEL_STATE = """(id) => {
+    const panel = document.getElementById(id);
+    return {
+        kana: panel.querySelector('.drawing').dataset.kana,
+        drawn: [...panel.querySelectorAll('svg.accent')].map((s) => s.getAttribute('aria-label')),
+        samples: Number(panel.querySelector('audio').dataset.samples),
+    };
+}"""
+PAGES = {"voices": "", "try": "try", "reading": "reading", "dictionary": "dictionary"}
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.is_file(),
+    reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)",
+)
+async_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
+
+
+@dataclass
+class Site:
+    fixture: WebFixture
+    url: str  # ends with "/"
+    page: Any  # playwright Page
+    errors: list[str]
+
+    def open(self, path: str) -> Any:
+        return self.page.goto(self.url + path)
+
+    async def shot(self, name: str, docs: bool = False) -> None:
+        """A screenshot as a test artifact (and for the README, when asked to update those)."""
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        await self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        if docs and os.environ.get("WYOMING_HAYAKOE_UPDATE_SCREENSHOTS") == "1":
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            await self.page.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture(scope="module")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("model-cache")
+
+
+async def _serve(app: web.Application) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, f"http://127.0.0.1:{port}/"
+
+
+def ingress_proxy(target: str) -> web.Application:
+    """Home Assistant's ingress in small: ``PREFIX/...`` forwarded to the page's ``/...``
+    with ``X-Ingress-Path``, the answer streamed back."""
+
+    async def forward(request: web.Request) -> web.StreamResponse:
+        path = request.match_info.get("tail", "")
+        headers = {
+            key: value
+            for key, value in request.headers.items()
+            if key.lower() not in ("host", "content-length", "transfer-encoding")
+        }
+        headers["X-Ingress-Path"] = INGRESS_PREFIX
+        async with (
+            ClientSession(auto_decompress=False) as session,
+            session.request(
+                request.method,
+                target + path + (f"?{request.query_string}" if request.query_string else ""),
+                headers=headers,
+                data=await request.read(),
+            ) as upstream,
+        ):
+            response = web.StreamResponse(status=upstream.status)
+            for key, value in upstream.headers.items():
+                if key.lower() not in ("content-length", "transfer-encoding", "server", "date"):
+                    response.headers[key] = value
+            await response.prepare(request)
+            async for block in upstream.content.iter_any():
+                await response.write(block)
+            await response.write_eof()
+            return response
+
+    app = web.Application(client_max_size=64 << 20)
+    app.router.add_route("*", INGRESS_PREFIX, forward)
+    app.router.add_route("*", INGRESS_PREFIX + "/{tail:.*}", forward)
+    return app
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    async with async_api.async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
+
+
+async def _site(browser: Any, fixture: WebFixture, url: str, language: str) -> Site:
+    context = await browser.new_context(
+        viewport={"width": 1100, "height": 800}, locale=language,
+        extra_http_headers={"Accept-Language": language},
+    )  # fmt: skip
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} {r.failure}"))
+    return Site(fixture, url, page, errors)
+
+
+@pytest.fixture
+async def site(tmp_path: Path, model_cache: Path, browser: Any) -> AsyncIterator[Site]:
+    data = copy_tiny_data(tmp_path / "data")
+    # The real catalog is listed (downloads allowed) but nothing is fetched.
+    catalog = load_catalog()
+    async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fixture:
+        runner, url = await _serve(fixture.app)
+        try:
+            yield await _site(browser, fixture, url, "ja")
+        finally:
+            await runner.cleanup()
+
+
+async def test_every_page_loads_cleanly_and_is_screenshotted(site: Site) -> None:
+    (site.fixture.dictionary).write_text("ソノス,ソノス,1\n玄関,ゲンカン,1\n", encoding="utf-8")
+    for name, path in PAGES.items():
+        await site.open(path)
+        await site.page.wait_for_load_state("networkidle")
+        assert await site.page.locator("nav a[aria-current]").count() == 1
+        if name == "reading":
+            await site.page.wait_for_selector("svg.accent")
+        await site.shot(name, docs=name in ("voices", "reading"))
+    page = site.page
+    await page.set_viewport_size({"width": 390, "height": 844})  # a phone
+    await site.open("reading")
+    await page.wait_for_selector("svg.accent")
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, "the page must not scroll sideways on a phone"
+    await site.shot("reading-phone", docs=True)
+    assert site.errors == []
+
+
+async def test_voices_page_lists_the_voice(site: Site) -> None:
+    await site.open("")
+    card = site.page.locator('article[data-voice="tiny"]')
+    await card.wait_for()
+    text = await card.inner_text()
+    assert "44100 Hz" in text and "Neutral" in text and "インストール済み" in text
+    catalog_voice = site.page.locator('article[data-voice="jvnv-F1-jp"]')
+    assert "未インストール" in await catalog_voice.inner_text()
+    assert await catalog_voice.locator("button.download").count() == 1
+    assert await card.locator("button.delete").count() == 0  # the default voice stays
+    assert site.errors == []
+
+
+async def test_play_gives_audio_of_the_servers_length(site: Site) -> None:
+    page = site.page
+    await site.open("try")
+    await page.wait_for_selector('#voice option[value="tiny"]', state="attached")
+    assert not await page.is_visible("#save-wav")  # nothing to save yet
+    text = "こんにちは。今日はいい天気ですね。"
+    await page.fill("#text", text)
+    await page.select_option("#voice", "tiny")
+    await page.select_option("#style", "Happy")
+    await page.click("details summary")
+    for key, value in QUIET.items():
+        await page.fill(f"#{key}", str(value))
+    await page.click("#play")
+    await page.wait_for_function("document.getElementById('audio').src.startsWith('blob:')")
+    duration = await page.evaluate(
+        """() => new Promise((resolve) => {
+            const audio = document.getElementById('audio');
+            if (audio.readyState >= 1) resolve(audio.duration);
+            else audio.addEventListener('loadedmetadata', () => resolve(audio.duration));
+        })"""
+    )
+    async with ClientSession() as session:
+        request = {"text": text, "voice": "tiny", "style": "Happy", **QUIET}
+        async with session.post(site.url + "api/synthesize", json=request) as response:
+            rate, pcm = parse_wav(await response.read())
+    assert duration == pytest.approx(len(pcm) / 2 / rate, abs=0.002)
+    assert (await page.inner_text("#first-sound")).endswith(" s")
+    assert (await page.inner_text("#total-time")).endswith(" s")
+    assert await page.get_attribute("#save-wav", "href") is not None
+    assert await page.is_visible("#save-wav")
+    await site.shot("try", docs=True)
+    assert site.errors == []
+
+
+async def test_dictionary_edit_changes_drawing_and_audio(site: Site) -> None:
+    page = site.page
+    await site.open("dictionary")
+    await page.wait_for_selector("#words td")
+    await page.fill("#surface", "ソノス")
+    await page.fill("#word-reading", "ソノスソノスソノス")
+    await page.fill("#accent", "1")
+    await page.fill("#example", "ソノスを再生。")
+    await page.click("#preview")
+    await page.wait_for_selector("#before audio[data-samples]")
+    await page.click("#save")
+    await page.wait_for_selector("#after audio[data-samples]")
+    before, after = [await page.evaluate(PANEL_STATE, panel) for panel in ("before", "after")]
+    assert after["kana"].startswith("ソノスソノスソノス") and before["kana"] != after["kana"]
+    assert before["drawn"] != after["drawn"]
+    assert after["drawn"][0].startswith("ソ↑ノ↓")  # accent type 1: high, then down
+    assert after["samples"] > 1.3 * before["samples"]
+    assert await page.locator('#words tr[data-surface="ソノス"]').count() == 1
+    assert "ソノス,ソノスソノスソノス,1" in site.fixture.dictionary.read_text(encoding="utf-8")
+    await site.shot("dictionary", docs=True)
+    assert site.errors == []
+
+
+async def test_bad_upload_shows_the_error_and_changes_nothing(site: Site) -> None:
+    page = site.page
+    await site.open("")
+    await page.wait_for_selector('article[data-voice="tiny"]')
+    before = tree(site.fixture.data)
+    bad = tiny_voice_zip(None, {"../evil.txt": b"x"})
+    await page.set_input_files(
+        "#upload-file", {"name": "voice.zip", "mimeType": "application/zip", "buffer": bad}
+    )
+    await page.click("#upload-button")
+    message = page.locator("#upload-message.error")
+    await message.wait_for()
+    assert "not allowed" in await message.inner_text()
+    assert tree(site.fixture.data) == before
+    await site.shot("voices-bad-upload")
+    # The console shows the refused request (HTTP 400) and nothing else.
+    assert all("400" in error for error in site.errors), site.errors
+
+
+async def test_pages_work_under_the_ingress_prefix(
+    tmp_path: Path, model_cache: Path, browser: Any
+) -> None:
+    data = copy_tiny_data(tmp_path / "data")
+    async with web_service(data, model_cache) as fixture:
+        page_runner, page_url = await _serve(fixture.app)
+        proxy_runner, proxy_url = await _serve(ingress_proxy(page_url))
+        try:
+            site = await _site(browser, fixture, proxy_url + INGRESS_PREFIX.lstrip("/"), "en")
+            for path in PAGES.values():
+                # Home Assistant opens the add-on at the prefix without the trailing slash too.
+                await site.page.goto(site.url + ("/" + path if path else ""))
+                await site.page.wait_for_load_state("networkidle")
+                assert "Voices" in await site.page.inner_text("nav")
+            await site.page.click("nav >> text=Reading")
+            await site.page.wait_for_selector("svg.accent")
+            assert site.page.url == f"{site.url}/reading"
+            await site.page.click("nav >> text=Try")
+            await site.page.wait_for_selector('#voice option[value="tiny"]', state="attached")
+            await site.page.click("#play")
+            await site.page.wait_for_function(
+                "document.getElementById('audio').src.startsWith('blob:')"
+            )
+            await site.shot("try-under-ingress")
+            assert site.errors == []
+        finally:
+            await proxy_runner.cleanup()
+            await page_runner.cleanup()
+
+
+async def test_download_button_installs_a_catalog_voice(
+    tmp_path: Path, model_cache: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hf_server import HFTestServer, write_tiny_voice_fixture
+
+    template = next(iter(load_catalog().values()))
+    catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}
+    write_tiny_voice_fixture(tmp_path / "repo", "tiny-dl")
+    data = copy_tiny_data(tmp_path / "data")
+    with HFTestServer(tmp_path / "repo") as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx:
+            runner, url = await _serve(fx.app)
+            try:
+                site = await _site(browser, fx, url, "en")
+                await site.open("")
+                card = site.page.locator('article[data-voice="tiny-dl"]')
+                await card.locator("button.download").click()
+                await site.page.locator('article[data-voice="tiny-dl"] .badge.on').wait_for(
+                    timeout=60_000
+                )
+                assert (
+                    "Installed"
+                    in await site.page.locator('article[data-voice="tiny-dl"]').inner_text()
+                )
+                assert (fx.speakers / "tiny-dl" / "synthesizer.onnx").is_file()
+                assert site.errors == []
+            finally:
+                await runner.cleanup()

@@ -1,0 +1,153 @@
+"""The web page on a real TTS service with the tiny voice, for the API and browser tests."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import struct
+import zipfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
+from wyoming_hayakoe.engine.params import SynthesisParams
+from wyoming_hayakoe.server.service import ServiceSettings, TtsService
+from wyoming_hayakoe.text.user_dict import UserDictionary
+from wyoming_hayakoe.voices.catalog import CatalogVoice
+from wyoming_hayakoe.voices.store import VoiceStore
+from wyoming_hayakoe.web.app import create_app
+from wyoming_hayakoe.web.backend import WebBackend
+from wyoming_hayakoe.web.uploads import UploadLimits
+
+MAX_TEXT = 400
+# Deterministic synthesis: the same request gives the same samples.
+QUIET = {"sdp_ratio": 0.0, "noise_scale": 0.0, "noise_scale_w": 0.0}
+
+
+def copy_tiny_data(target: Path) -> Path:
+    shutil.copytree(TINY_VOICE_ROOT / "bert", target / "bert")
+    shutil.copytree(TINY_VOICE_ROOT / "onnx", target / "onnx")
+    return target
+
+
+@dataclass
+class WebFixture:
+    data: Path
+    service: TtsService
+    backend: WebBackend
+    app: web.Application
+
+    @property
+    def speakers(self) -> Path:
+        return self.data / "onnx" / "speakers"
+
+    @property
+    def dictionary(self) -> Path:
+        return self.data / "user_dict.csv"
+
+
+@asynccontextmanager
+async def web_service(
+    data: Path,
+    cache: Path,
+    *,
+    catalog: dict[str, CatalogVoice] | None = None,
+    local_files_only: bool = True,
+    limits: UploadLimits | None = None,
+    share: Path | None = None,
+) -> AsyncIterator[WebFixture]:
+    """A service with the tiny voice loaded (``cache`` keeps the prepared models between
+    tests) and the web app on it. ``share`` is a user's folder before ``data`` (as the
+    add-on's /share/hayakoe); ``data`` is the download dir."""
+    dirs = [share, data] if share is not None else [data]
+    store = VoiceStore(dirs, data, local_files_only=local_files_only, catalog=catalog or {})
+    settings = ServiceSettings(
+        default_voice="tiny",
+        params=SynthesisParams(),
+        max_text_length=MAX_TEXT,
+        streaming=True,
+        local_files_only=local_files_only,
+        cache_dir=cache,
+        user_dictionary=dirs[0] / "user_dict.csv",
+    )
+    service = TtsService(store, settings)
+    await service.load_default_voice()
+    backend = WebBackend(service)
+    app = create_app(backend, limits)
+    try:
+        yield WebFixture(data, service, backend, app)
+    finally:
+        await backend.close()
+        await service.close()
+        forget_user_words(settings.user_dictionary)
+
+
+def forget_user_words(path: Path | None) -> None:
+    """pyopenjtalk's dictionary is process-wide: leave no user word to the tests after."""
+    if path is None or not path.exists():
+        return
+    dictionary = UserDictionary(path)
+    try:
+        path.write_text("玄関,ゲンカン,1\n", encoding="utf-8")
+        dictionary.refresh()  # one known state...
+        path.unlink()
+        dictionary.refresh()  # ...then none: the empty dictionary is applied
+    finally:
+        dictionary.close()
+
+
+@asynccontextmanager
+async def web_client(fixture: WebFixture) -> AsyncIterator[TestClient]:
+    client = TestClient(TestServer(fixture.app))
+    await client.start_server()
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+def parse_wav(data: bytes) -> tuple[int, bytes]:
+    """(sample rate, PCM) of the page's WAV (streamed header: sizes left open)."""
+    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE" and data[36:40] == b"data"
+    channels, rate = struct.unpack("<HI", data[22:28])
+    bits = struct.unpack("<H", data[34:36])[0]
+    assert (channels, bits) == (1, 16)
+    return rate, data[44:]
+
+
+def tiny_voice_zip(top: str | None = "tiny-zip", extra: dict[str, bytes] | None = None) -> bytes:
+    """The tiny voice folder as a zip (in a top folder, or at the root if ``top`` is None)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for item in sorted(TINY_VOICE_DIR.iterdir()):
+            archive.write(item, f"{top}/{item.name}" if top else item.name)
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def tiny_voice_aivmx() -> bytes:
+    """The tiny voice as an AIVMX file: its synthesizer with the config and style vectors
+    in the ONNX metadata, as AivisSpeech's files carry them."""
+    import base64
+
+    import onnx
+
+    model = onnx.load_model(str(TINY_VOICE_DIR / "synthesizer.onnx"))
+    config = (TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8")
+    vectors = base64.b64encode((TINY_VOICE_DIR / "style_vectors.npy").read_bytes()).decode()
+    onnx.helper.set_model_props(
+        model,
+        {"aivm_manifest": "{}", "aivm_hyper_parameters": config, "aivm_style_vectors": vectors},
+    )
+    return bytes(model.SerializeToString())
+
+
+def tree(root: Path) -> list[str]:
+    """Every path under ``root`` (to show an action left nothing behind)."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))

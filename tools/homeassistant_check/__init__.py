@@ -1,0 +1,1 @@
+"""A real Home Assistant against this server: see script/test-homeassistant."""

@@ -1,0 +1,122 @@
+"""Prepare a voice and show its self-check: ``python -m wyoming_hayakoe.check --voice NAME``.
+
+Prepares the voice's models as the server does (split at the decoder, attention on its band,
+optimized copies in the cache), runs the self-check against the published synthesizer (or
+reads its cached result) and prints what requests will use and how far each step is from the
+published synthesizer. Exit status 0 when the voice passed, or failed and is served whole (the
+output says so); 1 when the voice cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .cli import DEFAULT_DATA_DIR, OneLineArgumentParser
+from .errors import HayakoeError
+from .voices.layout import CACHE_DIR, SYNTHESIZER_FILE, voice_dir
+
+if TYPE_CHECKING:
+    from .engine.voice import Voice
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = OneLineArgumentParser(
+        prog="python -m wyoming_hayakoe.check",
+        description="Prepare a voice and check its prepared models against its published "
+        "synthesizer.",
+    )
+    parser.add_argument("--voice", required=True, help="voice name (folder under onnx/speakers)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(DEFAULT_DATA_DIR),
+        help=f"voice data folder (default: {DEFAULT_DATA_DIR})",
+    )
+    parser.add_argument(
+        "--cache-dir", type=Path, help=f"prepared models (default: DATA_DIR/{CACHE_DIR})"
+    )
+    parser.add_argument("--threads", type=int, help="CPU threads for ONNX Runtime")
+    parser.add_argument(
+        "--again", action="store_true", help="run the check again even if its result is cached"
+    )
+    parser.add_argument("--debug", action="store_true", help="log what happens")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.WARNING, format=logging.BASIC_FORMAT
+    )
+    # Imported after parsing: --help and argument errors need no ONNX Runtime.
+    from .engine.self_checked import result_file
+    from .engine.voice import Voice
+    from .runtime.sessions import RuntimeSettings
+
+    directory = voice_dir(args.data_dir, args.voice)
+    if not (directory / SYNTHESIZER_FILE).is_file():
+        print(
+            f"error: no voice {args.voice!r}: {directory / SYNTHESIZER_FILE} not found",
+            file=sys.stderr,
+        )
+        return 1
+    cache_dir = args.cache_dir or args.data_dir / CACHE_DIR
+    if args.again:
+        result_file(directory / SYNTHESIZER_FILE, cache_dir).unlink(missing_ok=True)
+    try:
+        voice = Voice.load(directory, RuntimeSettings.create(args.threads), args.voice, cache_dir)
+    except HayakoeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print("\n".join(_describe(voice)))
+    return 0
+
+
+def _describe(voice: Voice) -> list[str]:
+    result = voice.self_check
+    configured = voice.config.decoder_shape.context_frames()
+    lines = [f"Voice {voice.name} ({voice.directory})"]
+    if result is None:
+        lines.append(
+            "Not prepared (no writable cache folder, or the synthesizer cannot be split: see "
+            "the warning above). Served by the whole synthesizer: sound starts when a sentence "
+            "is finished."
+        )
+        return lines
+    band = (
+        f"{result.band_layers} attention layers on their band"
+        if result.band_layers
+        else ("attention as exported")
+    )
+    lines += [
+        f"Prepared: split at the decoder, {band}, decoder context {result.context_frames} "
+        f"frames either side (config.json: {configured})",
+        f"Calibration: {result.audio_seconds:.2f} s of audio, peak {result.peak:.3f}, decoded "
+        f"in windows of {'/'.join(str(w) for w in result.windows)} frames",
+        f"Largest difference from the published synthesizer, relative to the peak "
+        f"(tolerance {result.tolerance:.0e}):",
+    ]
+    for step in result.steps:
+        verdict = "ok" if step.difference <= result.tolerance else "DIFFERS"
+        detail = f"  ({step.detail})" if step.detail else ""
+        lines.append(f"  {step.step:<15} {step.difference:.1e}  {verdict}{detail}")
+    lines.append(f"  {'overall':<15} {result.max_difference:.1e}")
+    if result.passed:
+        lines.append("Passed: requests use the prepared models.")
+    else:
+        failed = result.failed_step
+        lines.append(
+            f"FAILED at step '{failed.step if failed else 'overall'}': the prepared models "
+            "are discarded and the voice is served by its whole synthesizer (sound starts "
+            "when a sentence is finished)."
+        )
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Edits of the user dictionary file, line by line, saved atomically.
+
+Comments, blank lines and lines the server skips stay as they are; an edit replaces the
+entry's own line, a new word is appended. The new file is written next to the old one,
+flushed and renamed over it, so the server (which reloads the file when it changes) never
+reads half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from ..text.user_dict import HEADER, Entry, make_entry, parse_entries
+
+
+class DictionaryEditError(ValueError):
+    """The requested word is not valid (the message says why)."""
+
+
+def read_entries(path: Path) -> list[Entry]:
+    return parse_entries(_read(path), str(path))
+
+
+def validate(surface: str, reading: str, accent: str) -> Entry:
+    """The entry the server will load for these fields, or DictionaryEditError."""
+    if any(char in field for field in (surface, reading, accent) for char in "\r\n"):
+        raise DictionaryEditError("a field must not hold a line break")
+    try:
+        return make_entry(surface, reading, accent)
+    except ValueError as err:
+        raise DictionaryEditError(str(err)) from None
+
+
+def save_entry(path: Path, entry: Entry, replace: str | None = None) -> None:
+    """Add ``entry``, or put it in place of the word ``replace`` (and of its own surface)."""
+    text = _read(path)
+    lines = text.splitlines()
+    current = {e.surface: e for e in parse_entries(text, str(path))}
+    drop = {current[s].line for s in (replace, entry.surface) if s is not None and s in current}
+    new_line = _csv_line(entry.surface, entry.reading, entry.accent)
+    result: list[str] = []
+    placed = False
+    for number, line in enumerate(lines, start=1):
+        if number in drop:
+            if not placed:
+                result.append(new_line)
+                placed = True
+            continue
+        result.append(line)
+    if not placed:
+        if not result:
+            result.append(",".join(HEADER))
+        result.append(new_line)
+    _write_atomically(path, "\n".join(result) + "\n")
+
+
+def delete_entry(path: Path, surface: str) -> bool:
+    """Remove the word ``surface``; False if the file has no such word."""
+    text = _read(path)
+    current = {e.surface: e for e in parse_entries(text, str(path))}
+    if surface not in current:
+        return False
+    line = current[surface].line
+    lines = [text for number, text in enumerate(text.splitlines(), 1) if number != line]
+    _write_atomically(path, "\n".join(lines) + "\n")
+    return True
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8-sig", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def _csv_line(surface: str, reading: str, accent: int) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow([surface, reading, str(accent)])
+    return buffer.getvalue()
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temporary, path.stat().st_mode & 0o777)
+        if not path.exists():
+            os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

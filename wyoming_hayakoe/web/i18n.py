@@ -1,0 +1,112 @@
+"""The page's words in Japanese and English, chosen by the browser's ``Accept-Language``."""
+
+from __future__ import annotations
+
+LANGUAGES = ("ja", "en")
+
+STRINGS: dict[str, dict[str, str]] = {
+    "title": {"ja": "HayaKoe 音声", "en": "HayaKoe voices"},
+    "nav_voices": {"ja": "音声", "en": "Voices"},
+    "nav_try": {"ja": "試聴", "en": "Try"},
+    "nav_reading": {"ja": "読み", "en": "Reading"},
+    "nav_dictionary": {"ja": "辞書", "en": "Dictionary"},
+    "voices_intro": {
+        "ja": "カタログの音声とインストール済みの音声です。",
+        "en": "Voices of the catalog and voices installed on this server.",
+    },
+    "installed": {"ja": "インストール済み", "en": "Installed"},
+    "not_installed": {"ja": "未インストール", "en": "Not installed"},
+    "default_voice": {"ja": "既定の音声", "en": "Default voice"},
+    "styles": {"ja": "スタイル", "en": "Styles"},
+    "speakers": {"ja": "話者", "en": "Speakers"},
+    "sample_rate": {"ja": "サンプリング周波数", "en": "Sample rate"},
+    "license": {"ja": "ライセンス", "en": "Licence"},
+    "attribution": {"ja": "クレジット", "en": "Attribution"},
+    "size": {"ja": "サイズ", "en": "Size on disk"},
+    "download": {"ja": "ダウンロード", "en": "Download"},
+    "delete": {"ja": "削除", "en": "Delete"},
+    "confirm_delete": {"ja": "この音声を削除しますか？", "en": "Delete this voice?"},
+    "upload_title": {"ja": "音声を追加", "en": "Add a voice"},
+    "upload_hint": {
+        "ja": ".aivmx ファイル、または HayaKoe 音声フォルダの zip",
+        "en": "An .aivmx file, or a zip of a HayaKoe voice folder",
+    },
+    "upload_name": {"ja": "音声名（省略可）", "en": "Voice name (optional)"},
+    "upload": {"ja": "アップロード", "en": "Upload"},
+    "uploaded": {"ja": "追加しました", "en": "Added"},
+    "text": {"ja": "テキスト", "en": "Text"},
+    "voice": {"ja": "音声", "en": "Voice"},
+    "style": {"ja": "スタイル", "en": "Style"},
+    "speed": {"ja": "話速（大きいほどゆっくり）", "en": "Length (above 1 is slower)"},
+    "sdp_ratio": {"ja": "SDP 比率", "en": "SDP ratio"},
+    "noise_scale": {"ja": "ノイズ", "en": "Noise"},
+    "noise_scale_w": {"ja": "長さのノイズ", "en": "Length noise"},
+    "style_weight": {"ja": "スタイルの強さ", "en": "Style strength"},
+    "more_params": {"ja": "詳細設定", "en": "More settings"},
+    "play": {"ja": "再生", "en": "Play"},
+    "stop": {"ja": "停止", "en": "Stop"},
+    "download_wav": {"ja": "WAV を保存", "en": "Save WAV"},
+    "first_sound": {"ja": "最初の音まで", "en": "First sound"},
+    "total_time": {"ja": "合計", "en": "Total"},
+    "audio_length": {"ja": "音声の長さ", "en": "Audio length"},
+    "sample_text": {
+        "ja": "おはようございます。今日の東京は晴れ、最高気温は25℃です。",
+        "en": "おはようございます。今日の東京は晴れ、最高気温は25℃です。",
+    },
+    "show_reading": {"ja": "読みを表示", "en": "Show reading"},
+    "rewritten": {"ja": "書き換え", "en": "Rewritten"},
+    "no_rewrites": {"ja": "書き換えはありません", "en": "Nothing was rewritten"},
+    "normalized": {"ja": "正規化", "en": "Normalized"},
+    "kana": {"ja": "読み（カナ）", "en": "Reading (kana)"},
+    "accent": {"ja": "アクセント", "en": "Accent"},
+    "accent_legend": {
+        "ja": "● 高い　○ 低い　▼ アクセント核（ここで下がる）",
+        "en": "● high  ○ low  ▼ accent nucleus (the pitch falls after it)",
+    },
+    "dictionary_intro": {
+        "ja": "ユーザー辞書の単語はサーバーがすぐに読み込みます。",
+        "en": "The server picks up the words of the user dictionary at once.",
+    },
+    "dictionary_off": {
+        "ja": "ユーザー辞書は使用できません（データフォルダを確認してください）。",
+        "en": "The user dictionary is not available (check the data folder).",
+    },
+    "surface": {"ja": "表記", "en": "Surface"},
+    "reading": {"ja": "読み", "en": "Reading"},
+    "accent_type": {"ja": "アクセント型", "en": "Accent type"},
+    "priority": {"ja": "優先度", "en": "Priority"},
+    "priority_value": {"ja": "最優先", "en": "Highest"},
+    "actions": {"ja": "操作", "en": "Actions"},
+    "edit": {"ja": "編集", "en": "Edit"},
+    "add_word": {"ja": "単語を追加・編集", "en": "Add or edit a word"},
+    "example": {"ja": "例文", "en": "Example sentence"},
+    "preview": {"ja": "プレビュー", "en": "Preview"},
+    "save": {"ja": "保存", "en": "Save"},
+    "before": {"ja": "変更前", "en": "Before"},
+    "after": {"ja": "変更後", "en": "After"},
+    "saved": {"ja": "保存しました", "en": "Saved"},
+    "no_words": {"ja": "単語はまだありません", "en": "No words yet"},
+    "error": {"ja": "エラー", "en": "Error"},
+    "loading": {"ja": "読み込み中…", "en": "Loading…"},
+}
+
+
+def choose_language(accept_language: str | None) -> str:
+    """The first supported language the browser asks for (by q-value), else Japanese."""
+    choices: list[tuple[float, int, str]] = []
+    for index, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        primary = tag.strip().lower().split("-")[0]
+        if primary in LANGUAGES and quality > 0:
+            choices.append((-quality, index, primary))
+    return min(choices)[2] if choices else LANGUAGES[0]
+
+
+def strings(language: str) -> dict[str, str]:
+    return {key: texts[language] for key, texts in STRINGS.items()}

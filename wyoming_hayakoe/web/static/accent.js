@@ -1,0 +1,60 @@
+"use strict";
+// Pitch accent drawings: one SVG per accent phrase, a dot per mora (filled high, hollow low)
+// joined by a line, and a red triangle over the accent nucleus (the mora after which it falls).
+const SVG_NS = "http://www.w3.org/2000/svg";
+const MORA_WIDTH = 26, HIGH_Y = 10, LOW_Y = 30, KANA_Y = 54;
+
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function drawPhrase(phrase) {
+  const count = phrase.morae.length;
+  const width = count * MORA_WIDTH;
+  const drawing = svg("svg", {
+    class: "accent", width, height: 62, viewBox: `0 -4 ${width} 66`, role: "img",
+    "aria-label": phrase.morae.map((m, i) => m + (phrase.high[i] ? "↑" : "↓")).join(""),
+    "data-nucleus": phrase.nucleus,
+  });
+  const x = (i) => i * MORA_WIDTH + MORA_WIDTH / 2;
+  const y = (i) => (phrase.high[i] ? HIGH_Y : LOW_Y);
+  const points = phrase.morae.map((_, i) => `${x(i)},${y(i)}`).join(" ");
+  drawing.append(svg("polyline", { class: "line", points }));
+  phrase.morae.forEach((mora, i) => {
+    drawing.append(svg("circle", { class: phrase.high[i] ? "high" : "low", cx: x(i), cy: y(i), r: 4.5 }));
+    drawing.append(svg("text", { x: x(i), y: KANA_Y }, mora));
+  });
+  if (phrase.nucleus > 0 && phrase.nucleus <= count) {
+    const cx = x(phrase.nucleus - 1);
+    drawing.append(svg("path", { class: "nucleus", d: `M${cx - 5},-3 L${cx + 5},-3 L${cx},4 Z` }));
+  }
+  return drawing;
+}
+
+function drawPhrases(phrases) {
+  return el("div", { class: "phrases" }, phrases.map(drawPhrase));
+}
+
+function rewritesView(reading) {
+  const box = el("p", { class: "rewrites" });
+  let changed = false;
+  for (const piece of reading.rewrites) {
+    if (piece.from === piece.to) { box.append(piece.from); continue; }
+    changed = true;
+    box.append(el("span", { class: "rewrite", title: piece.from },
+      piece.from ? el("s", {}, piece.from) : null, piece.from ? " → " : "", el("b", {}, piece.to)));
+  }
+  return changed ? box : el("p", { class: "muted" }, WORDS.no_rewrites);
+}
+
+function sentenceView(sentence) {
+  const field = (label, value, cls) =>
+    el("div", { class: "field" }, el("span", { class: "label" }, label), el("span", { class: cls || "" }, value));
+  return el("section", { class: "panel sentence" },
+    field(WORDS.normalized, sentence.normalized),
+    field(WORDS.kana, sentence.kana, "kana"),
+    el("div", { class: "field" }, el("span", { class: "label" }, WORDS.accent), drawPhrases(sentence.phrases)));
+}

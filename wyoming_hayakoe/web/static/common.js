@@ -1,0 +1,139 @@
+"use strict";
+// Shared helpers of the pages: words, JSON calls, messages, streamed speech.
+const WORDS = JSON.parse(document.getElementById("page-words").textContent);
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+async function errorText(response) {
+  try {
+    const body = await response.json();
+    if (body && body.error) return body.error;
+  } catch (err) { /* not JSON */ }
+  return `HTTP ${response.status}`;
+}
+
+// Every URL is relative: the page may live under Home Assistant's ingress prefix.
+async function api(path, options) {
+  const init = Object.assign({}, options);
+  if (init.json !== undefined) {
+    init.body = JSON.stringify(init.json);
+    init.headers = { "Content-Type": "application/json" };
+    delete init.json;
+  }
+  const response = await fetch(path, init);
+  if (!response.ok) throw new Error(await errorText(response));
+  return response.json();
+}
+
+function showMessage(target, text, kind) {
+  const box = typeof target === "string" ? $(target) : target;
+  if (!text) { box.hidden = true; return; }
+  box.textContent = text;
+  box.className = "message " + (kind || "");
+  box.hidden = false;
+}
+
+function formatBytes(bytes) {
+  if (bytes === null || bytes === undefined) return "–";
+  const units = ["B", "KB", "MB", "GB"];
+  let value = bytes, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  return `${value.toFixed(unit ? 1 : 0)} ${units[unit]}`;
+}
+
+function formatSeconds(seconds) {
+  return seconds === null || seconds === undefined ? "–" : `${seconds.toFixed(2)} s`;
+}
+
+function wavBlob(pcmParts, sampleRate) {
+  const size = pcmParts.reduce((sum, part) => sum + part.byteLength, 0);
+  const header = new DataView(new ArrayBuffer(44));
+  const text = (offset, value) => [...value].forEach((c, i) => header.setUint8(offset + i, c.charCodeAt(0)));
+  text(0, "RIFF"); header.setUint32(4, 36 + size, true); text(8, "WAVE"); text(12, "fmt ");
+  header.setUint32(16, 16, true); header.setUint16(20, 1, true); header.setUint16(22, 1, true);
+  header.setUint32(24, sampleRate, true); header.setUint32(28, sampleRate * 2, true);
+  header.setUint16(32, 2, true); header.setUint16(34, 16, true); text(36, "data");
+  header.setUint32(40, size, true);
+  return new Blob([header.buffer, ...pcmParts], { type: "audio/wav" });
+}
+
+// Fetch streamed speech and play each piece through WebAudio as soon as it arrives.
+// Resolves with the complete WAV once the server is done.
+async function streamSpeech(request, { play = true, signal, onFirstSound } = {}) {
+  const started = performance.now();
+  const response = await fetch("api/synthesize", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(request), signal,
+  });
+  if (!response.ok) throw new Error(await errorText(response));
+  const rate = Number(response.headers.get("X-Sample-Rate"));
+  const reader = response.body.getReader();
+  let context = null;
+  if (play && window.AudioContext) {
+    try { context = new AudioContext({ sampleRate: rate }); } catch (err) { context = null; }
+  }
+  const parts = [];
+  let headerLeft = 44, carry = null, nextTime = 0, firstSound = null;
+  const schedule = (bytes) => {
+    if (firstSound === null) {
+      firstSound = (performance.now() - started) / 1000;
+      if (onFirstSound) onFirstSound(firstSound);
+    }
+    if (!context) return;
+    const samples = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+    const buffer = context.createBuffer(1, samples.length, rate);
+    const channel = buffer.getChannelData(0);
+    for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
+    const source = context.createBufferSource();
+    source.buffer = buffer;
+    source.connect(context.destination);
+    nextTime = Math.max(nextTime, context.currentTime + 0.05);
+    source.start(nextTime);
+    nextTime += buffer.duration;
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      let bytes = value;
+      if (headerLeft > 0) {
+        const skip = Math.min(headerLeft, bytes.length);
+        headerLeft -= skip;
+        bytes = bytes.subarray(skip);
+      }
+      if (carry) { const joined = new Uint8Array(carry.length + bytes.length); joined.set(carry); joined.set(bytes, carry.length); bytes = joined; carry = null; }
+      if (bytes.length % 2) { carry = bytes.slice(bytes.length - 1); bytes = bytes.subarray(0, bytes.length - 1); }
+      if (!bytes.length) continue;
+      const copy = bytes.slice();
+      parts.push(copy);
+      schedule(copy);
+    }
+  } catch (err) {
+    if (context) context.close();
+    throw err;
+  }
+  const samples = parts.reduce((sum, part) => sum + part.byteLength, 0) / 2;
+  return {
+    blob: wavBlob(parts, rate), rate, samples, context, firstSound,
+    total: (performance.now() - started) / 1000,
+  };
+}
+
+async function installedVoices() {
+  const { voices } = await api("api/voices");
+  return voices.filter((voice) => voice.installed);
+}

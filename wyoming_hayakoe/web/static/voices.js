@@ -1,0 +1,106 @@
+"use strict";
+// Voices page: catalog and installed voices, download with progress, delete, upload.
+
+function voiceCard(voice) {
+  const details = el("dl", {},
+    el("dt", {}, WORDS.styles), el("dd", {}, voice.styles.join(", ") || "–"),
+    el("dt", {}, WORDS.speakers), el("dd", {}, voice.speakers.join(", ") || "–"),
+    el("dt", {}, WORDS.sample_rate), el("dd", {}, voice.sample_rate ? `${voice.sample_rate} Hz` : "–"),
+    el("dt", {}, WORDS.license), el("dd", {}, voice.license || "–"),
+    el("dt", {}, WORDS.attribution), el("dd", {}, voice.attribution_url
+      ? el("a", { href: voice.attribution_url, target: "_blank", rel: "noopener" }, voice.attribution_name || voice.attribution_url)
+      : (voice.attribution_name || "–")),
+    el("dt", {}, WORDS.size), el("dd", {}, formatBytes(voice.size_bytes)));
+  const progress = el("progress", { max: 1, value: 0, hidden: true });
+  const actions = el("div", { class: "actions" });
+  if (!voice.installed && voice.in_catalog) {
+    actions.append(el("button", { type: "button", class: "download", onclick: (event) => download(voice.name, event.target, progress) }, WORDS.download));
+  }
+  if (voice.deletable) {
+    actions.append(el("button", { type: "button", class: "danger delete", onclick: () => remove(voice.name) }, WORDS.delete));
+  }
+  const badges = el("span", {},
+    voice.default ? el("span", { class: "badge" }, WORDS.default_voice) : null, " ",
+    el("span", { class: "badge" + (voice.installed ? " on" : "") }, voice.installed ? WORDS.installed : WORDS.not_installed));
+  const card = el("article", { class: "card", "data-voice": voice.name },
+    el("h2", {}, el("span", {}, voice.name), badges),
+    voice.description ? el("p", { class: "muted" }, voice.description) : null,
+    details, progress, actions);
+  if (voice.downloading) download(voice.name, null, progress, true);
+  return card;
+}
+
+async function loadVoices() {
+  try {
+    const { voices } = await api("api/voices");
+    $("voices").replaceChildren(...voices.map(voiceCard));
+  } catch (err) {
+    showMessage("message", err.message, "error");
+  }
+}
+
+async function download(name, button, progress, alreadyRunning) {
+  if (button) button.disabled = true;
+  progress.hidden = false;
+  try {
+    if (!alreadyRunning) await api(`api/voices/${encodeURIComponent(name)}/download`, { method: "POST" });
+    for (;;) {
+      const status = await api(`api/voices/${encodeURIComponent(name)}/download`);
+      if (status.total) progress.value = Math.min(status.done / status.total, 1);
+      if (status.state === "error") throw new Error(status.error);
+      if (status.state === "done") break;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    progress.value = 1;
+    await loadVoices();
+  } catch (err) {
+    showMessage("message", `${name}: ${err.message}`, "error");
+    if (button) button.disabled = false;
+  }
+}
+
+async function remove(name) {
+  if (!window.confirm(`${WORDS.confirm_delete}\n${name}`)) return;
+  try {
+    await api(`api/voices/${encodeURIComponent(name)}`, { method: "DELETE" });
+    await loadVoices();
+  } catch (err) {
+    showMessage("message", err.message, "error");
+  }
+}
+
+function upload(event) {
+  event.preventDefault();
+  const form = new FormData();
+  form.append("name", $("upload-name").value.trim());
+  form.append("file", $("upload-file").files[0]);
+  const bar = $("upload-progress");
+  const request = new XMLHttpRequest();
+  request.open("POST", "api/voices/upload");
+  request.responseType = "json";
+  request.upload.onprogress = (e) => { if (e.lengthComputable) bar.value = e.loaded / e.total; };
+  request.onload = () => {
+    bar.hidden = true;
+    $("upload-button").disabled = false;
+    const body = request.response || {};
+    if (request.status >= 200 && request.status < 300) {
+      showMessage("upload-message", `${WORDS.uploaded}: ${body.installed}`, "ok");
+      $("upload-form").reset();
+      loadVoices();
+    } else {
+      showMessage("upload-message", `${WORDS.error}: ${body.error || "HTTP " + request.status}`, "error");
+    }
+  };
+  request.onerror = () => {
+    bar.hidden = true;
+    $("upload-button").disabled = false;
+    showMessage("upload-message", `${WORDS.error}: network`, "error");
+  };
+  bar.hidden = false; bar.value = 0;
+  $("upload-button").disabled = true;
+  showMessage("upload-message", "");
+  request.send(form);
+}
+
+$("upload-form").addEventListener("submit", upload);
+loadVoices();

@@ -197,8 +197,10 @@ def open_decoder(
     shape: DecoderShape,
     settings: RuntimeSettings,
     cache_dir: Path,
+    context: int | None = None,
 ) -> Decoder:
-    """The decoder model cut into stages (prepared once into ``cache_dir``) and opened."""
+    """The decoder model cut into stages (prepared once into ``cache_dir``) and opened;
+    ``context`` is the whole decoder's reach if known from its graph."""
     files = stages_in_child(decoder, latent, condition, cache_dir)
     reaches = stage_reaches(shape)
     if len(reaches) != len(files.paths):
@@ -217,7 +219,8 @@ def open_decoder(
     hop = math.prod(stage.rate for stage in stages)
     weights = [path.stat().st_size for path in files.paths]
     cut = cut_cost(stages, weights)
-    return Decoder(stages, latent, condition, hop, shape.context_frames(), cut)
+    reach = shape.context_frames() if context is None else context
+    return Decoder(stages, latent, condition, hop, reach, cut)
 
 
 def cut_cost(stages: Sequence[Stage], weights: Sequence[int]) -> float:

@@ -38,7 +38,7 @@ from ..runtime.self_check import (
     whole_audio,
 )
 from ..runtime.sessions import RuntimeSettings
-from ..voices.config import DecoderShape, VoiceConfig
+from ..voices.config import VoiceConfig
 from . import decoder as decoder_module
 from .decoder import Decoder, open_decoder
 from .inputs import CONTROL_INPUTS, MODEL_INPUTS, InputNames
@@ -78,7 +78,9 @@ def open_checked(
     report(result)
     if not result.passed:
         return CheckedModels(result)
-    front, decoder = halves or _open_halves(split, settings, cache_dir, config.decoder_shape)
+    front, decoder = halves or _open_halves(
+        split, config, settings, cache_dir, result.context_frames
+    )
     return CheckedModels(result, front, decoder)
 
 
@@ -96,7 +98,7 @@ def _check_first_time(
     # Before the halves are opened: one large model in memory at a time.
     reference = _published_outputs(path, split, settings, style_vectors[0], speaker)
     context = _graph_context(split, config.decoder_shape.context_frames(), name)
-    front, decoder = _open_halves(split, settings, cache_dir, config.decoder_shape)
+    front, decoder = _open_halves(split, config, settings, cache_dir, context)
     prepared = PreparedPath(
         front,
         lambda latent, condition, early: decoder.windows(latent, condition, early),
@@ -113,11 +115,18 @@ def _check_first_time(
 
 
 def _open_halves(
-    split: SplitSynthesizer, settings: RuntimeSettings, cache_dir: Path, shape: DecoderShape
+    split: SplitSynthesizer,
+    config: VoiceConfig,
+    settings: RuntimeSettings,
+    cache_dir: Path,
+    context: int,
 ) -> tuple[ort.InferenceSession, Decoder]:
     front = settings.open(split.front, "Synthesizer front", cache_dir)
     model_io.check_front(front, split.front, split.latent, split.condition)
-    decoder = open_decoder(split.decoder, split.latent, split.condition, shape, settings, cache_dir)
+    decoder = open_decoder(
+        split.decoder, split.latent, split.condition, config.decoder_shape, settings, cache_dir,
+        context,
+    )  # fmt: skip
     return front, decoder
 
 
@@ -190,11 +199,11 @@ def _warn_if_config_differs(name: str, graph: int, configured: int) -> None:
     if graph != configured:
         _LOGGER.warning(
             "Voice %s: its decoder graph reaches %d latent frames either side, config.json "
-            "describes %d; the decoder's stages follow config.json, and the self-check serves "
-            "the voice whole if that cuts its audio",
+            "describes %d; decoding windows with the graph's %d",
             name,
             graph,
             configured,
+            graph,
         )
 
 

@@ -107,6 +107,7 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     import onnx  # only needed the first time a voice is prepared
 
     target = _split_target(source, cache_dir)
+
     front, decoder, latent, condition = _extract_halves(source)
     cache_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))

@@ -71,7 +71,7 @@ def test_a_killed_child_leaves_nothing_that_is_used(tmp_path: Path) -> None:
     clean, killed = tmp_path / "clean", tmp_path / "killed"
     reference = _audio(clean)
     killed.mkdir()
-    command = [sys.executable, "-m", "wyoming_hayakoe.runtime.prepare_child", "split"]
+    command = [sys.executable, "-m", "wyoming_hayakoe.runtime.prepare_step", "split"]
     child = subprocess.Popen(
         [*command, str(SYNTHESIZER), str(killed)],
         env={**os.environ, "PYTHONPATH": str(REPO)},

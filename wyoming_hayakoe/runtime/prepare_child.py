@@ -7,9 +7,7 @@ and exits, so the server only loads the finished files. Every step writes into a
 folder and renames it into place when done (model_cache.py), so a child killed half-way leaves
 only a staging folder that nothing reads; the next start prepares the model again.
 
-    python -m wyoming_hayakoe.runtime.prepare_child optimize SOURCE CACHE_DIR THREADS
-    python -m wyoming_hayakoe.runtime.prepare_child split SOURCE CACHE_DIR
-    python -m wyoming_hayakoe.runtime.prepare_child stages DECODER LATENT CONDITION CACHE_DIR
+The child runs ``python -m wyoming_hayakoe.runtime.prepare_step STEP ARGS`` (prepare_step.py).
 """
 
 from __future__ import annotations
@@ -71,7 +69,7 @@ def run_step(step: str, args: Sequence[str], what: str, cache_dir: Path) -> None
     before = set(_staging_folders(cache_dir))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_PARENT), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", __name__, step, *args]
+    command = [sys.executable, "-m", f"{__package__}.prepare_step", step, *args]
     started = time.monotonic()
     _LOGGER.info("Preparing %s for this machine (%s, in a child process)", what, step)
     done = subprocess.run(
@@ -100,29 +98,3 @@ def _staging_folders(cache_dir: Path) -> list[Path]:
             continue
         found.append(folder)
     return found
-
-
-def main(argv: Sequence[str]) -> int:
-    from .decoder_stages import split_decoder_stages
-    from .model_cache import optimized_model, split_synthesizer
-    from .sessions import RuntimeSettings
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    step, *args = argv
-    if step == "optimize":
-        source, cache, threads = args
-        options = RuntimeSettings.create(int(threads)).session_options()
-        optimized_model(Path(source), Path(cache), options)
-    elif step == "split":
-        source, cache = args
-        split_synthesizer(Path(source), Path(cache))
-    elif step == "stages":
-        decoder, latent, condition, cache = args
-        split_decoder_stages(Path(decoder), latent, condition, Path(cache))
-    else:
-        raise SystemExit(f"unknown preparation step {step!r}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -65,7 +65,7 @@ def test_the_healthy_voice_passes_the_same_comparison(whole_engine: Engine, tmp_
     """The same comparison on the voice it was made from: the break is the edit alone."""
     windows, _ = _render(Engine(TINY_ROOT, threads=1, cache_dir=tmp_path), TINY)
     (whole,), _ = _render(whole_engine, TINY)
-    assert len(windows) >= 3
+    assert len(windows) >= 2, "the sentence must be decoded in several windows"
     error = float(np.abs(np.concatenate(windows) - whole).max()) / float(np.abs(whole).max())
     assert error <= TOLERANCE
 

@@ -9,6 +9,7 @@ import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from aiohttp import FormData
 from aiohttp.test_utils import TestClient, TestServer
@@ -246,8 +247,10 @@ async def test_synthesize_streams_a_wav(site: tuple[WebFixture, TestClient]) -> 
     assert "Content-Length" not in response.headers  # streamed, sentence by sentence
     rate, pcm = parse_wav(await response.read())
     assert rate == 44100 and len(pcm) > 0.3 * rate * 2 and len(pcm) % 2 == 0
-    again = await client.post("/api/synthesize", json=request)
-    assert parse_wav(await again.read())[1] == pcm
+    again = parse_wav(await (await client.post("/api/synthesize", json=request)).read())[1]
+    # The same audio; windows planned from the measured speed may round one sample 1 LSB apart.
+    first, second = (np.frombuffer(data, dtype="<i2").astype(int) for data in (pcm, again))
+    assert first.shape == second.shape and np.abs(first - second).max() <= 1
     slower = await client.post("/api/synthesize", json={**request, "speed": 2.0})
     assert len(parse_wav(await slower.read())[1]) > 1.5 * len(pcm)
 

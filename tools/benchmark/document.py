@@ -129,7 +129,7 @@ def markdown(res: Results) -> str:
     lines = [
         "# Benchmarks",
         "",
-        "Written by `script/benchmark` (issue 5). Ratio = ours / "
+        "Written by `script/benchmark`. Ratio = ours / "
         "reference; lower is better except for the speed multiple.",
         "",
     ]

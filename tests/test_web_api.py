@@ -100,6 +100,19 @@ async def test_voice_list(site: tuple[WebFixture, TestClient]) -> None:
     assert tiny["size_bytes"] > 5_000_000
 
 
+async def test_voice_list_shows_the_self_check_and_the_speed_measured_here(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    _, client = site
+    spoken = await client.post("/api/synthesize", json={"text": "こんにちは。", "voice": "tiny"})
+    assert spoken.status == 200
+    await spoken.read()
+    voices = (await (await client.get("/api/voices")).json())["voices"]
+    tiny = next(v for v in voices if v["name"] == "tiny")
+    assert tiny["self_check_passed"] is True and "of the peak" in tiny["self_check"]
+    assert tiny["decode_speed"] > 0
+
+
 async def test_delete_voice(site: tuple[WebFixture, TestClient]) -> None:
     fixture, client = site
     shutil.copytree(fixture.speakers / "tiny", fixture.speakers / "spare")

@@ -155,6 +155,12 @@ class Engine:
             )
         return voice.gain
 
+    def decode_speed(self, voice: Voice) -> float | None:
+        """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
+        the schedule assumes it (conservative); None before it has decoded anything."""
+        speed = self._speeds.get(voice.directory.resolve())
+        return speed.assumed() if speed is not None and speed.observed else None
+
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
 

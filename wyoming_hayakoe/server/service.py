@@ -26,6 +26,7 @@ from wyoming.info import Info
 
 from ..engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
+from ..runtime.self_check import SelfCheckResult
 from ..voices.store import VoiceStore
 from .info import build_info
 from .voice_names import VoiceNames, request_params
@@ -54,6 +55,17 @@ class ServiceSettings:
     """Memory for finished audio of repeated requests."""
     user_dictionary: Path | None = None
     """user_dict.csv, reloaded when edited."""
+
+
+@dataclass(frozen=True)
+class VoiceStatus:
+    """What a loaded voice showed on this machine."""
+
+    self_check: str | None
+    """The self-check of its prepared models, in one line (None: served as published)."""
+    self_check_passed: bool | None
+    decode_speed: float | None
+    """Seconds of audio decoded per second, as the schedule assumes it (None: not yet)."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +189,20 @@ class TtsService:
             ),
         )
 
+    def loaded_voices(self) -> dict[str, VoiceStatus]:
+        """What the voices loaded so far showed on this machine (their self-check, speed)."""
+        engine = (
+            self._engine_task.result() if self._engine_task and self._engine_task.done() else None
+        )
+        return {
+            name: VoiceStatus(
+                _self_check_summary(voice.self_check) if voice.self_check else None,
+                voice.self_check.passed if voice.self_check else None,
+                engine.decode_speed(voice) if engine is not None else None,
+            )
+            for name, voice in self._voices.items()
+        }
+
     # ----- synthesis -----
 
     def check_text_length(self, characters: int) -> None:
@@ -294,3 +320,10 @@ def _start(
 ) -> Iterator[PcmPiece]:
     """Create the engine's generator on the worker thread (it may do work eagerly)."""
     return iter(engine.synthesize(resolved.voice, text, resolved.params, continuation))
+
+
+def _self_check_summary(result: SelfCheckResult) -> str:
+    """The self-check in a few words: the largest difference and, if any, the step at fault."""
+    failed = result.failed_step
+    where = f" at {failed.step}" if failed is not None else ""
+    return f"{result.max_difference:.1e} of the peak{where}"

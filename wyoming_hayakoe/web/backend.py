@@ -104,6 +104,7 @@ class WebBackend:
         installed = store.sources()  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
         catalog = store.catalog
         names = set(installed) if settings.local_files_only else set(catalog) | set(installed)
+        loaded = self.service.loaded_voices()
         voices = []
         for name in sorted(names):
             known = catalog.get(name)
@@ -131,6 +132,11 @@ class WebBackend:
                     item["license"] = source.license or ""
                 # Only HayaKoe folders are deleted here; other files are the user's to remove.
                 item["deletable"] = source.kind == "hayakoe" and self._deletable(name, source.path)
+            status = loaded.get(name)
+            if status is not None:
+                item["self_check"] = status.self_check
+                item["self_check_passed"] = status.self_check_passed
+                item["decode_speed"] = status.decode_speed
             job = self.downloads.get(name)
             if job is not None and job.state == "running":
                 item["downloading"] = True

@@ -23,6 +23,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "license": {"ja": "ライセンス", "en": "Licence"},
     "attribution": {"ja": "クレジット", "en": "Attribution"},
     "size": {"ja": "サイズ", "en": "Size on disk"},
+    "self_check": {"ja": "自己チェック", "en": "Self-check"},
+    "self_check_passed": {
+        "ja": "合格（高速化したモデルを使用）",
+        "en": "passed (prepared models in use)",
+    },
+    "self_check_failed": {
+        "ja": "不一致（元のモデルで再生）",
+        "en": "differs (served as published)",
+    },
+    "decode_speed": {"ja": "この機械での速度", "en": "Speed on this machine"},
+    "real_time": {"ja": "実時間", "en": "real time"},
     "download": {"ja": "ダウンロード", "en": "Download"},
     "delete": {"ja": "削除", "en": "Delete"},
     "confirm_delete": {"ja": "この音声を削除しますか？", "en": "Delete this voice?"},

@@ -10,7 +10,12 @@ function voiceCard(voice) {
     el("dt", {}, WORDS.attribution), el("dd", {}, voice.attribution_url
       ? el("a", { href: voice.attribution_url, target: "_blank", rel: "noopener" }, voice.attribution_name || voice.attribution_url)
       : (voice.attribution_name || "–")),
-    el("dt", {}, WORDS.size), el("dd", {}, formatBytes(voice.size_bytes)));
+    el("dt", {}, WORDS.size), el("dd", {}, formatBytes(voice.size_bytes)),
+    el("dt", {}, WORDS.self_check), el("dd", { class: "self-check" }, voice.self_check
+      ? `${voice.self_check_passed ? WORDS.self_check_passed : WORDS.self_check_failed}: ${voice.self_check}`
+      : "–"),
+    el("dt", {}, WORDS.decode_speed), el("dd", { class: "decode-speed" }, voice.decode_speed
+      ? `${voice.decode_speed.toFixed(1)} × ${WORDS.real_time}` : "–"));
   const progress = el("progress", { max: 1, value: 0, hidden: true });
   const actions = el("div", { class: "actions" });
   if (!voice.installed && voice.in_catalog) {

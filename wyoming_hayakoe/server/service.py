@@ -1,7 +1,7 @@
 """The server's TTS service: owns the engine, the voice list and the synthesis queue.
 
 Everything that blocks (disk scans, downloads, loading ONNX sessions, compiling the user
-dictionary, synthesis) runs on worker threads of the service's own executors, never on the
+dictionary, synthesis) runs on the service's worker threads (workers.py), never on the
 event loop. Synthesis takes one CPU slot at a time: ONNX Runtime already spreads one synthesis
 over all the threads it is given, so running two at once would only make both slower.
 Requests wait for the slot in arrival order.
@@ -13,14 +13,11 @@ import asyncio
 import dataclasses
 import functools
 import logging
-import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from wyoming.info import Info
 
@@ -30,10 +27,10 @@ from ..runtime.self_check import SelfCheckResult
 from ..voices.store import VoiceStore
 from .info import build_info
 from .voice_names import VoiceNames, request_params
+from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
 
-_T = TypeVar("_T")
 PieceCallback = Callable[[PcmPiece], Awaitable[None]]
 EngineFactory = Callable[..., Engine]
 
@@ -88,17 +85,13 @@ class TtsService:
         self._engine_factory = engine_factory
         self._params = settings.params
         self._names = VoiceNames(store, settings.local_files_only)
-        # Separate pools so a long download never holds up synthesis, and vice versa.
-        self._synth_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-synth")
-        self._load_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-load")
+        self._workers = Workers()
         self._cpu_slot = asyncio.Lock()  # FIFO: waiters are woken in arrival order
         self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
         self._info: Info | None = None
         self._cleanups: set[asyncio.Task[None]] = set()
-        self._busy_threads = 0
-        self._busy_lock = threading.Lock()
 
     @property
     def store(self) -> VoiceStore:
@@ -109,7 +102,7 @@ class TtsService:
 
     async def refresh_voices(self) -> None:
         """Look at the data dirs again, off the event loop; ``describe`` shows the result."""
-        await self._in_thread(self._load_pool, self._names.rescan)
+        await self._workers.load(self._names.rescan)
         self._info = None
 
     def info(self) -> Info:
@@ -143,7 +136,7 @@ class TtsService:
             choice = self._names.lookup(wanted, self._voices)
         if choice is None:
             message = self._names.unknown_voice_message
-            raise UnknownVoiceError(await self._in_thread(self._load_pool, message, wanted))
+            raise UnknownVoiceError(await self._workers.load(message, wanted))
         voice = await self._load_voice(choice.voice)
         return ResolvedVoice(voice, request_params(self._params, voice, speaker or choice.style))
 
@@ -153,10 +146,10 @@ class TtsService:
             voice = self._voices.get(name)
             if voice is None:
                 engine = await self._engine()
-                source = await self._in_thread(self._load_pool, self._store.ensure_source, name)
-                voice = await self._in_thread(self._load_pool, engine.load_voice, source)
+                source = await self._workers.load(self._store.ensure_source, name)
+                voice = await self._workers.load(engine.load_voice, source)
                 async with self._slot():  # calibration synthesizes: one synthesis at a time
-                    await self._in_thread(self._synth_pool, engine.gain, voice)
+                    await self._workers.synthesize(engine.gain, voice)
                 self._voices[name] = voice
                 if not any(e.name == name and e.installed for e in self._names.entries):
                     await self.refresh_voices()  # "installed" changed
@@ -175,10 +168,9 @@ class TtsService:
         return await asyncio.shield(self._engine_task)
 
     async def _create_engine(self) -> Engine:
-        bert_root = await self._in_thread(self._load_pool, self._store.ensure_bert)
+        bert_root = await self._workers.load(self._store.ensure_bert)
         settings = self.settings
-        return await self._in_thread(
-            self._load_pool,
+        return await self._workers.load(
             functools.partial(
                 self._engine_factory,
                 bert_root,
@@ -229,7 +221,7 @@ class TtsService:
         self.check_text_length(len(text))
         engine = await self._engine()
         # An edited user dictionary is compiled here, outside the slot: others keep going.
-        await self._in_thread(self._load_pool, engine.refresh_user_dictionary)
+        await self._workers.load(engine.refresh_user_dictionary)
         queued = time.monotonic()
         await self._cpu_slot.acquire()
         _LOGGER.debug("Waited %.3f s for the CPU slot", time.monotonic() - queued)
@@ -237,11 +229,9 @@ class TtsService:
         step: asyncio.Future[PcmPiece | None] | None = None
         count = 0
         try:
-            pieces = await self._in_thread(
-                self._synth_pool, _start, engine, resolved, text, continuation
-            )
+            pieces = await self._workers.synthesize(_start, engine, resolved, text, continuation)
             while True:
-                step = self._submit(self._synth_pool, next, pieces, None)
+                step = self._workers.start_synthesis(next, pieces, None)
                 item = await step
                 step = None
                 if item is None:
@@ -270,40 +260,17 @@ class TtsService:
                 await asyncio.wait([step])  # the piece in progress cannot be interrupted
             close = getattr(pieces, "close", None)
             if close is not None:
-                await self._in_thread(self._synth_pool, close)
+                await self._workers.synthesize(close)
             _LOGGER.debug("Synthesis stopped early; remaining sentences dropped")
         except Exception:  # the request is gone: nobody to report to
             _LOGGER.debug("Error while stopping a synthesis", exc_info=True)
         finally:
             self._cpu_slot.release()
 
-    # ----- threads -----
-
-    def _submit(
-        self, pool: ThreadPoolExecutor, func: Callable[..., _T], *args: object
-    ) -> asyncio.Future[_T]:
-        loop = asyncio.get_running_loop()
-        return loop.run_in_executor(pool, self._counted, func, *args)
-
-    async def _in_thread(
-        self, pool: ThreadPoolExecutor, func: Callable[..., _T], *args: object
-    ) -> _T:
-        return await self._submit(pool, func, *args)
-
-    def _counted(self, func: Callable[..., _T], *args: object) -> _T:
-        with self._busy_lock:
-            self._busy_threads += 1
-        try:
-            return func(*args)
-        finally:
-            with self._busy_lock:
-                self._busy_threads -= 1
-
     @property
     def busy(self) -> bool:
         """True while a worker thread is still inside the engine or a download."""
-        with self._busy_lock:
-            return self._busy_threads > 0
+        return self._workers.busy
 
     async def close(self) -> None:
         """Stop taking work. Threads still inside ONNX are not waited for."""
@@ -311,8 +278,7 @@ class TtsService:
             task.cancel()
         if self._engine_task is not None and not self._engine_task.done():
             self._engine_task.cancel()
-        self._synth_pool.shutdown(wait=False, cancel_futures=True)
-        self._load_pool.shutdown(wait=False, cancel_futures=True)
+        self._workers.shutdown()
 
 
 def _start(

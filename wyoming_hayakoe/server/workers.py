@@ -1,0 +1,61 @@
+"""The service's worker threads: one for synthesis, two for loading, counted while busy.
+
+Separate pools so a long download never holds up synthesis, and vice versa. Nothing that
+blocks (disk scans, downloads, ONNX sessions, synthesis) runs on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+
+class Workers:
+    def __init__(self) -> None:
+        self._synthesis = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-synth")
+        self._loading = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-load")
+        self._busy_threads = 0
+        self._busy_lock = threading.Lock()
+
+    async def load(self, func: Callable[..., _T], *args: object) -> _T:
+        """``func(*args)`` on a loading thread."""
+        return await self._submit(self._loading, func, *args)
+
+    async def synthesize(self, func: Callable[..., _T], *args: object) -> _T:
+        """``func(*args)`` on the synthesis thread."""
+        return await self._submit(self._synthesis, func, *args)
+
+    def start_synthesis(self, func: Callable[..., _T], *args: object) -> asyncio.Future[_T]:
+        """``func(*args)`` on the synthesis thread, as a future the caller may leave pending."""
+        return self._submit(self._synthesis, func, *args)
+
+    def _submit(
+        self, pool: ThreadPoolExecutor, func: Callable[..., _T], *args: object
+    ) -> asyncio.Future[_T]:
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(pool, self._counted, func, *args)
+
+    def _counted(self, func: Callable[..., _T], *args: object) -> _T:
+        with self._busy_lock:
+            self._busy_threads += 1
+        try:
+            return func(*args)
+        finally:
+            with self._busy_lock:
+                self._busy_threads -= 1
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker thread is still inside the engine or a download."""
+        with self._busy_lock:
+            return self._busy_threads > 0
+
+    def shutdown(self) -> None:
+        """Take no more work; threads still inside ONNX Runtime are not waited for."""
+        self._synthesis.shutdown(wait=False, cancel_futures=True)
+        self._loading.shutdown(wait=False, cancel_futures=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wyoming_hayakoe.engine.schedule import (
+    MAX_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     WINDOW_OVERHEAD_S,
     DecodeSpeed,
@@ -24,26 +25,32 @@ def audible(frames: int):  # the decoder's pipeline: the last REACH frames wait 
 
 
 def play(
-    windows: list[int], frames: int, true_speed: float, lead: float = 0.0, cut: float = 0.0
+    windows: list[int],
+    frames: int,
+    true_speed: float,
+    lead: float = 0.0,
+    cut: float = 0.0,
+    hold: int = 0,
 ) -> tuple[float, float, float]:
     """Decode ``windows`` at ``true_speed`` on a fake clock while a client plays every chunk
-    on arrival; returns (first sound, longest gap after it, end of listening)."""
+    on arrival (the audio of the first ``hold`` frames sent at once); returns (first sound,
+    longest gap after it, end of listening)."""
     heard = audible(frames)
-    now, known, clock = 0.0, 0, PlaybackClock()
+    now, known, sent, clock = 0.0, 0, 0.0, PlaybackClock()
     if lead:
         clock.sent(lead, 0.0)
     first, longest = None, 0.0
     for size in windows:
-        before = heard(known)
         now += (size + cut) * FRAME_S / true_speed + WINDOW_OVERHEAD_S
         known += size
-        audio = (heard(known) - before) * FRAME_S
-        if audio <= 0:
+        audio = heard(known) - sent
+        if known < hold or audio <= 0:
             continue
+        sent += audio
         if clock.played_until is not None and (first is not None or lead):
             longest = max(longest, now - clock.played_until)
         first = now if first is None else first
-        clock.sent(audio, now)
+        clock.sent(audio * FRAME_S, now)
     assert known >= frames
     assert first is not None and clock.played_until is not None
     return first, longest, clock.played_until
@@ -58,7 +65,8 @@ def test_no_gap_when_the_machine_decodes_as_fast_as_assumed(
     plan = plan_windows(frames, FRAME_S, speed, 0.0, audible(frames), cut)
     assert sum(plan.windows) == frames
     assert all(size >= MIN_WINDOW_FRAMES or size == frames for size in plan.windows[:-1])
-    first, gap, _ = play(plan.windows, frames, speed, cut=cut)
+    assert max(plan.windows) < MAX_WINDOW_FRAMES + MIN_WINDOW_FRAMES
+    first, gap, _ = play(plan.windows, frames, speed, cut=cut, hold=plan.hold)
     assert gap <= 1e-9
     assert first == pytest.approx(plan.first_sound)
 
@@ -67,6 +75,7 @@ def test_no_gap_when_the_machine_decodes_as_fast_as_assumed(
 def test_above_real_time_the_first_window_is_small(speed: float) -> None:
     plan = plan_windows(2331, FRAME_S, speed, 0.0, audible(2331))
     assert plan.windows[0] <= REACH + 2 * MIN_WINDOW_FRAMES
+    assert plan.hold <= plan.windows[0], "the first window is sent as it comes"
     growing = plan.windows[1:-1]
     assert growing == sorted(growing), "after the first, windows only grow"
     assert plan.first_sound < 0.5
@@ -80,9 +89,9 @@ def test_below_real_time_the_sound_waits_just_long_enough(speed: float) -> None:
     audio = frames * FRAME_S
     ideal = decoding - audio  # no schedule can start sooner without a gap
     assert ideal <= plan.first_sound <= ideal + 0.5
-    # One window less at the start and the client would run dry.
-    smaller = [plan.windows[0] - 8, 8, *plan.windows[1:]]
-    assert play(smaller, frames, speed)[1] > 0
+    assert plan.hold > plan.windows[0], "held back over several windows, none too large"
+    # The same windows sent as they come and the client would run dry.
+    assert play(plan.windows, frames, speed)[1] > 0
 
 
 def test_a_slower_machine_than_assumed_is_what_the_margin_is_for() -> None:
@@ -93,18 +102,30 @@ def test_a_slower_machine_than_assumed_is_what_the_margin_is_for() -> None:
     assumed = speed.assumed()
     assert assumed < 1.5
     plan = plan_windows(frames, FRAME_S, assumed, 0.0, audible(frames))
-    assert play(plan.windows, frames, 1.35)[1] <= 1e-9, "10 % slower than measured: no gap"
+    late = play(plan.windows, frames, 1.35, hold=plan.hold)
+    assert late[1] <= 1e-9, "10 % slower than measured: no gap"
 
 
 def test_the_lead_of_the_sentence_before_is_slack() -> None:
     frames = 300
     cold = plan_windows(frames, FRAME_S, 1.5, 0.0, audible(frames))
     warm = plan_windows(frames, FRAME_S, 1.5, 5.0, audible(frames))
-    assert warm.windows == [frames], "5 s still to play: decode it whole, no cut"
+    # 5 s still to play: the largest windows that still decode fast, sent as they come.
+    assert warm.hold == 0 and warm.windows == [MAX_WINDOW_FRAMES, MAX_WINDOW_FRAMES, 44]
     assert play(warm.windows, frames, 1.5, lead=5.0)[1] <= 1e-9
     assert len(cold.windows) > 1
     short_lead = plan_windows(frames, FRAME_S, 1.5, 0.3, audible(frames))
     assert play(short_lead.windows, frames, 1.5, lead=0.3)[1] <= 1e-9
+
+
+def test_a_lead_too_short_below_real_time_lengthens_the_pause_not_the_sentence() -> None:
+    frames, speed, lead = 600, 0.6, 0.5
+    sent_as_they_come = plan_windows(frames, FRAME_S, speed, lead, audible(frames))
+    assert sent_as_they_come.hold > 0 and sent_as_they_come.gapless
+    first, longest, _ = play(
+        sent_as_they_come.windows, frames, speed, lead=lead, hold=sent_as_they_come.hold
+    )
+    assert longest == pytest.approx(max(0.0, first - lead)), "silence only before the sentence"
 
 
 def test_speed_is_learned_conservatively() -> None:

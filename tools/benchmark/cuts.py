@@ -1,6 +1,7 @@
 """What a cut costs: decoder seconds for one latent decoded whole, in windows through the
 whole decoder (each window with the decoder's full reach of context either side, as before
-the stages) and in the same windows stage by stage.
+the stages) and in the same windows stage by stage. With a long latent (``--frames 2400``,
+an 80-character sentence) it also shows why windows are capped: large ones decode slower.
 
     python -m tools.benchmark.cuts VOICE_DIR [--frames 300] [--threads 2] [--rounds 5]
 """
@@ -73,6 +74,8 @@ def main() -> None:
             "24 then x4": [24, 96, 384],
             "32 frames each": [32] * (frames // 32 + 1),
             "16 frames each": [16] * (frames // 16 + 1),
+            "128 frames each (the largest window)": [128] * (frames // 128 + 1),
+            "384 frames each": [384] * (frames // 384 + 1),
         }
         base = _median_seconds(lambda: old(latent, condition, [frames]), args.rounds)
         print(

@@ -26,16 +26,27 @@ from dataclasses import dataclass, field
 
 MIN_WINDOW_FRAMES = 8
 """Smaller windows cost more in per-run overhead than they save."""
-LEAD_USE = 0.9
-"""Plan each window to finish with a tenth of the lead to spare."""
+LEAD_USE = 0.75
+"""Plan each window to take at most three quarters of the audio still to play: a machine
+that slows down by a quarter while the window decodes is still not heard, and while the speed
+holds, the lead grows."""
 WINDOW_OVERHEAD_S = 0.01
 """Fixed cost of one window (stage runs, copies), on top of its frames."""
+KEEP_UP = 1.1
+"""A window decodes at least this much faster than it plays, or the lead shrinks."""
+MAX_WINDOW_FRAMES = 128
+"""Larger windows decode slower, not faster: their buffers outgrow the caches and the
+allocator hands them out fresh, page by page (BENCHMARKS.md, "Window size")."""
+
+
+SPEED_MARGIN = 0.85
+"""Plan on this share of the speed measured: a machine's speed swings from window to window."""
 
 
 class DecodeSpeed:
     """Seconds of audio decoded per second for one voice, learned as it serves."""
 
-    def __init__(self, initial: float = 1.0, margin: float = 0.85, keep: int = 32) -> None:
+    def __init__(self, initial: float = 1.0, margin: float = SPEED_MARGIN, keep: int = 32) -> None:
         self._initial, self._margin = initial, margin
         self._recent: deque[float] = deque(maxlen=keep)
         self._lock = threading.Lock()
@@ -85,6 +96,9 @@ class Plan:
     lead: float
     gapless: bool = True
     """False if no plan avoids a gap (a lead shorter than any window can take)."""
+    hold: int = 0
+    """Latent frames decoded before any of this sentence's audio is sent: more than the
+    first window when the sound must wait (pre-roll) for the rest to arrive in time."""
 
 
 @dataclass
@@ -92,6 +106,38 @@ class _Simulation:
     windows: list[int] = field(default_factory=list)
     first_sound: float = 0.0
     gap: bool = False
+
+
+def next_window(
+    lead: float,
+    speed: float,
+    frame_seconds: float,
+    cut_frames: float,
+    left: int,
+    measured: float | None = None,
+) -> int:
+    """The next window: as large as half the audio still to play allows at ``speed``, but on
+    a machine that can keep up (``measured``, without margin) never so small that its fixed
+    costs make it fall behind (one larger window, perhaps a short pause, beats a stutter of
+    tiny ones); within MIN..MAX_WINDOW_FRAMES and what is ``left`` (no tiny last window)."""
+    budget = lead * LEAD_USE - WINDOW_OVERHEAD_S
+    fits = math.floor(budget * speed / frame_seconds - cut_frames)
+    keeps_up = _keeps_up(speed if measured is None else measured, frame_seconds, cut_frames)
+    size = min(max(fits, keeps_up, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, left)
+    return left if left - size < MIN_WINDOW_FRAMES else size
+
+
+def _keeps_up(speed: float, frame_seconds: float, cut_frames: float) -> int:
+    """The smallest window that decodes KEEP_UP times faster than it plays, cut and overhead
+    included, or the largest if only that keeps up with real time; if none does, the lead
+    alone decides (MIN_WINDOW_FRAMES)."""
+    spare = 1.0 - KEEP_UP / speed
+    fixed = KEEP_UP * (cut_frames / speed + WINDOW_OVERHEAD_S / frame_seconds)
+    if spare > 0 and fixed / spare <= MAX_WINDOW_FRAMES:
+        return math.ceil(fixed / spare)
+    largest = MAX_WINDOW_FRAMES * frame_seconds
+    decoding = (MAX_WINDOW_FRAMES + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
+    return MAX_WINDOW_FRAMES if largest >= decoding else MIN_WINDOW_FRAMES
 
 
 def plan_windows(
@@ -107,37 +153,40 @@ def plan_windows(
     ``known`` latent frames are decoded (the decoder holds back its right reach);
     ``cut_frames`` is the work a cut adds, in frames decoded again."""
     speed = max(speed, 1e-3)
-    whole = _simulate(frames, frames, frame_seconds, speed, lead, audible, cut_frames)
-    if lead > 0 and not whole.gap:
-        return Plan(whole.windows, whole.first_sound, speed, lead)
+
+    def simulate(hold: int) -> _Simulation:
+        return _simulate(hold, frames, frame_seconds, speed, lead, audible, cut_frames)
+
+    if lead > 0:
+        # Sound is playing: each window as large as the lead allows, sent as it comes.
+        sent_at_once = simulate(0)
+        if not sent_at_once.gap:
+            return Plan(sent_at_once.windows, sent_at_once.first_sound, speed, lead)
     smallest = next(
         (known for known in range(1, frames + 1) if audible(known) >= MIN_WINDOW_FRAMES), frames
     )
-    # The smallest first window with no gap after it: too small starves the windows after
-    # it (below real time), too large outlasts the lead (after a sentence). Scan upwards in
-    # growing steps, then narrow down between the last failing and the first working size.
-    failed, first = smallest - 1, smallest
-    # If every plan has a gap (a lead shorter than any window), the shortest one is best.
-    best = _simulate(smallest, frames, frame_seconds, speed, lead, audible, cut_frames)
-    while first < frames:
-        trial = _simulate(first, frames, frame_seconds, speed, lead, audible, cut_frames)
-        if not trial.gap:
-            best = trial
-            break
-        failed, first = first, min(frames, first + max(1, first // 8))
-    high = first
+    # The smallest hold-back with no gap after it: less starves the windows after it (below
+    # real time). Scan upwards in growing steps, then narrow down between the last failing
+    # and the first working size. If every plan has a gap, the shortest hold is best.
+    failed, hold = smallest - 1, smallest
+    while (trial := simulate(hold)).gap and hold < frames:
+        failed, hold = hold, min(frames, hold + max(1, hold // 8))
+    if trial.gap:  # a lead shorter than any window: the shortest hold is best
+        shortest = simulate(smallest)
+        return Plan(shortest.windows, shortest.first_sound, speed, lead, False, smallest)
+    best, high = trial, hold
     while high - failed > 1:
         middle = (failed + high) // 2
-        trial = _simulate(middle, frames, frame_seconds, speed, lead, audible, cut_frames)
+        trial = simulate(middle)
         if trial.gap:
             failed = middle
         else:
             best, high = trial, middle
-    return Plan(best.windows, best.first_sound, speed, lead, not best.gap)
+    return Plan(best.windows, best.first_sound, speed, lead, True, high)
 
 
 def _simulate(
-    first: int,
+    hold: int,
     frames: int,
     frame_seconds: float,
     speed: float,
@@ -145,38 +194,58 @@ def _simulate(
     audible: Callable[[int], float],
     cut_frames: float,
 ) -> _Simulation:
-    """Decode ``first`` frames, then each time as many as the lead allows; note any gap."""
+    """Decode ``hold`` frames in windows of at most MAX_WINDOW_FRAMES and send their audio
+    at once, then each window as large as the lead allows; note any gap after the first
+    sound. A late start after a lead is a longer pause between sentences, not a gap."""
     result = _Simulation()
     known, now, played_until = 0, 0.0, lead
-    size = first
+    held, sounding = 0.0, False
     while known < frames:
-        size = min(max(size, MIN_WINDOW_FRAMES), frames - known)
-        if frames - known - size < MIN_WINDOW_FRAMES:
-            size = frames - known  # no tiny last window
+        if known < hold:
+            size = min(max(hold - known, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, frames - known)
+            if frames - known - size < MIN_WINDOW_FRAMES:
+                size = frames - known
+        else:
+            size = next_window(
+                max(0.0, played_until - now), speed, frame_seconds, cut_frames, frames - known
+            )
         heard_before = audible(known)
         now += (size + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
         known += size
         result.windows.append(size)
-        new_audio = (audible(known) - heard_before) * frame_seconds
-        if new_audio <= 0:
+        held += (audible(known) - heard_before) * frame_seconds
+        if known < hold or held <= 0:
             continue
-        if heard_before == 0:
+        late = now > played_until
+        if not sounding:
             result.first_sound = now
-        if now > played_until and (heard_before > 0 or lead > 0):
-            result.gap = True
-        played_until = max(played_until, now) + new_audio
-        budget = (played_until - now) * LEAD_USE - WINDOW_OVERHEAD_S
-        size = math.floor(budget * speed / frame_seconds - cut_frames)
+            # After a lead, a late first window is silence after sound, unless the plan
+            # holds back on purpose: then it is a longer pause between sentences.
+            result.gap = late and lead > 0 and hold == 0
+        else:
+            result.gap = result.gap or late
+        sounding = True
+        played_until = max(played_until, now) + held
+        held = 0.0
     return result
 
 
 class Scheduler:
     """One request's (or stream's) planning: the voice's speed and the client's playback."""
 
-    def __init__(self, speed: DecodeSpeed, clock: PlaybackClock | None = None) -> None:
+    def __init__(
+        self,
+        speed: DecodeSpeed,
+        clock: PlaybackClock | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.speed = speed
         self.clock = clock or PlaybackClock()
+        self.now = now
+        """The time in seconds, monotonic (a fake clock in tests)."""
         self.plans: list[Plan] = []
+        self.decoded: list[list[int]] = []
+        """The windows each sentence was decoded in (sized as the audio came out)."""
 
     def plan(
         self,
@@ -185,14 +254,14 @@ class Scheduler:
         audible: Callable[[int], float],
         cut_frames: float = 0.0,
     ) -> Plan:
-        lead = self.clock.lead(time.monotonic())
+        lead = self.clock.lead(self.now())
         speed = self.speed.assumed()
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames)
         self.plans.append(plan)
         return plan
 
     def sent(self, audio_seconds: float) -> None:
-        self.clock.sent(audio_seconds, time.monotonic())
+        self.clock.sent(audio_seconds, self.now())
 
     def summary(self) -> str:
         """For the debug log: the speed assumed, the pre-roll and the windows."""
@@ -200,7 +269,8 @@ class Scheduler:
             return "no windows planned"
         first = self.plans[0]
         windows = "; ".join(
-            f"lead {plan.lead:.2f} s: {'+'.join(map(str, plan.windows))}" for plan in self.plans
+            f"lead {plan.lead:.2f} s, hold {plan.hold}: {'+'.join(map(str, decoded))}"
+            for plan, decoded in zip(self.plans, self.decoded, strict=False)
         )
         return (
             f"speed {first.speed:.2f}x real time ({self.speed.observed} windows seen), "

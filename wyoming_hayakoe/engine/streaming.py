@@ -1,7 +1,9 @@
-"""Decoding one sentence on its schedule, planning again as the decoder shows its speed.
+"""Decoding one sentence on its schedule, sizing each window as the decoder shows its speed.
 
-Below real time the sound must wait (pre-roll). Rather than decode one large first window on
-the assumed speed, the sentence is decoded in small windows whose audio is held back; after
+Every window is sized when it is due: as large as the audio still to play allows on the speed
+measured so far, so a machine that slows down mid-sentence gets smaller windows before it runs
+dry. Below real time the sound must wait (pre-roll). Rather than decode one large first window
+on the assumed speed, the sentence is decoded in small windows whose audio is held back; after
 each, the rest of the sentence is planned on the speed measured so far in this sentence, and
 the held audio goes out as soon as the rest can follow without a gap. A machine faster than
 assumed thus starts sooner, one slower than assumed waits longer instead of stopping.
@@ -9,17 +11,23 @@ assumed thus starts sooner, one slower than assumed waits longer instead of stop
 
 from __future__ import annotations
 
-import time
-from collections import deque
+import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from .decoder import Decoder
-from .schedule import LEAD_USE, Scheduler, plan_windows
+from .schedule import (
+    MIN_WINDOW_FRAMES,
+    SPEED_MARGIN,
+    Scheduler,
+    next_window,
+    plan_windows,
+)
 
 HELD_WINDOW_FRAMES = 48
-"""Windows decoded while the sound is held back: about 0.56 s of audio each."""
+"""Windows decoded while the sound is held back, or once it has run dry: about 0.56 s of audio
+each, so a late machine makes one short pause rather than a stutter."""
 
 
 def decode_scheduled(
@@ -34,47 +42,67 @@ def decode_scheduled(
     frame_seconds = decoder.hop / sample_rate
     cut = decoder.cut_frames
     plan = scheduler.plan(frames, frame_seconds, lambda k: decoder.audible_frames(k, frames), cut)
-    queue = deque(plan.windows)
-    holding = len(plan.windows) > 1 and plan.windows[0] > HELD_WINDOW_FRAMES + decoder.context
+    holding = plan.hold > plan.windows[0]
     held: list[np.ndarray] = []
     known = 0
-    work, started = 0.0, time.monotonic()
+    work, started = 0.0, scheduler.now()
+    last_speed = math.inf
+    decoded: list[int] = []
+
+    def live_size() -> int:
+        left = frames - known
+        if not decoded and not holding:
+            return min(plan.windows[0], left)
+        if holding:
+            return min(HELD_WINDOW_FRAMES, left)
+        lead = scheduler.clock.lead(scheduler.now())
+        # The last window tells first when the machine slows down (another process woke up).
+        speed = min(scheduler.speed.assumed(), last_speed * SPEED_MARGIN)
+        if lead * speed < (MIN_WINDOW_FRAMES + cut) * frame_seconds:  # already behind
+            return min(HELD_WINDOW_FRAMES, left)
+        return next_window(lead, speed, frame_seconds, cut, left, last_speed)
 
     def sizes() -> Iterator[int]:
         nonlocal known
         while known < frames:
-            size = min(HELD_WINDOW_FRAMES, frames - known) if holding else queue.popleft()
+            size = live_size()
             known = min(frames, known + size)
+            decoded.append(size)
             yield size
 
     pieces = decoder.decode(latent, condition, sizes())
-    while True:
-        piece_started = time.monotonic()
-        piece = next(pieces, None)
-        if piece is None:
-            break
-        audio = len(piece) / sample_rate
-        scheduler.speed.observe(audio + cut * frame_seconds, time.monotonic() - piece_started)
-        work += audio + cut * frame_seconds
-        if not holding:
-            yield piece
-            continue
-        held.append(piece)
-        rest = frames - known
-        if rest == 0:
-            break
-        speed = work / max(time.monotonic() - started, 1e-6) * LEAD_USE
-        lead = sum(len(p) for p in held) / sample_rate
-        assumed = min(speed, scheduler.speed.assumed() * 1.5)
-        audible = _rest_audible(decoder, known, frames)
-        rest_plan = plan_windows(rest, frame_seconds, assumed, lead, audible, cut)
-        if rest_plan.gapless:
-            holding = False
-            queue = deque(rest_plan.windows)
+    try:
+        while True:
+            piece_started, known_before, windows_before = scheduler.now(), known, len(decoded)
+            piece = next(pieces, None)
+            if piece is None:
+                break
+            # Work in seconds of audio the latent frames stand for: a window's audio lags
+            # its frames by the decoder's reach, so the audio out would understate it.
+            done = known - known_before + cut * (len(decoded) - windows_before)
+            took = scheduler.now() - piece_started
+            scheduler.speed.observe(done * frame_seconds, took)
+            last_speed = done * frame_seconds / max(took, 1e-6)
+            work += done * frame_seconds
+            if not holding:
+                yield piece
+                continue
+            held.append(piece)
+            rest = frames - known
+            if rest == 0:
+                break
+            speed = work / max(scheduler.now() - started, 1e-6) * SPEED_MARGIN
+            lead = sum(len(p) for p in held) / sample_rate
+            assumed = min(speed, scheduler.speed.assumed() * 1.5)
+            audible = _rest_audible(decoder, known, frames)
+            if plan_windows(rest, frame_seconds, assumed, lead, audible, cut).hold == 0:
+                holding = False
+                yield np.concatenate(held)
+                held = []
+        if held:
             yield np.concatenate(held)
-            held = []
-    if held:
-        yield np.concatenate(held)
+    finally:
+        scheduler.decoded.append(decoded)
 
 
 def _rest_audible(decoder: Decoder, done: int, frames: int) -> Callable[[int], float]:

@@ -1,0 +1,121 @@
+"""Windows sized as the audio comes out, on a fake clock: a machine that slows down in the
+middle of a sentence gets smaller windows before its client runs dry.
+
+The decoder here is a timing model with the real decoder's interface for scheduling (its hop,
+the cost of a cut, the frames it holds back): it advances the fake clock by each window's
+frames at the speed of that moment. The audio's exactness is tested on the real stage-wise
+decoder in test_decoder_stages.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
+import pytest
+
+from wyoming_hayakoe.engine.schedule import (
+    MAX_WINDOW_FRAMES,
+    SPEED_MARGIN,
+    WINDOW_OVERHEAD_S,
+    DecodeSpeed,
+    PlaybackClock,
+    Scheduler,
+)
+from wyoming_hayakoe.engine.streaming import decode_scheduled
+
+SAMPLE_RATE = 44100
+HOP = 512
+FRAME_S = HOP / SAMPLE_RATE
+REACH = 13
+CUT = 4.65
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedDecoder:
+    """Decodes nothing, but takes the time a decoder of ``speed_at(now)`` would take."""
+
+    hop = HOP
+    cut_frames = CUT
+    context = REACH
+
+    def __init__(self, clock: FakeClock, speed_at: Callable[[float], float]) -> None:
+        self.clock, self.speed_at = clock, speed_at
+
+    def audible_frames(self, known: int, frames: int) -> float:
+        return float(frames if known >= frames else max(0, known - REACH))
+
+    def decode(
+        self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]
+    ) -> Iterator[np.ndarray]:
+        frames, known, out = latent.shape[2], 0, 0.0
+        for size in windows:
+            size = min(size, frames - known)
+            speed = self.speed_at(self.clock.now)
+            self.clock.now += (size + CUT) * FRAME_S / speed + WINDOW_OVERHEAD_S
+            known += size
+            audible = self.audible_frames(known, frames)
+            if audible > out:
+                yield np.zeros(round((audible - out) * HOP), dtype=np.float32)
+                out = audible
+            if known >= frames:
+                return
+
+
+def listen(
+    frames: int, speed_at: Callable[[float], float], learned: float
+) -> tuple[Scheduler, float, float]:
+    """One sentence decoded on its schedule while a client plays each piece on arrival;
+    returns the scheduler, the first sound and the longest silence after it."""
+    clock = FakeClock()
+    speed = DecodeSpeed()
+    for _ in range(10):
+        speed.observe(learned, 1.0)
+    scheduler = Scheduler(speed, PlaybackClock(), now=clock)
+    decoder = TimedDecoder(clock, speed_at)
+    latent = np.zeros((1, 2, frames), dtype=np.float32)
+    first, longest, playing = None, 0.0, PlaybackClock()
+    pieces = decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler)  # type: ignore[arg-type]
+    for piece in pieces:
+        if first is None:
+            first = clock.now
+        elif playing.played_until is not None:
+            longest = max(longest, clock.now - playing.played_until)
+        seconds = len(piece) / SAMPLE_RATE
+        playing.sent(seconds, clock.now)
+        scheduler.sent(seconds)
+    assert first is not None
+    return scheduler, first, longest
+
+
+def test_a_machine_that_slows_down_mid_sentence_is_not_heard() -> None:
+    # Learned at 2x real time; after 3 s another process takes 40 % of the CPU.
+    def speed_at(now: float) -> float:
+        return 2.0 if now < 3.0 else 1.2
+
+    scheduler, first, longest = listen(2400, speed_at, learned=2.0)
+    assert first < 0.5
+    assert longest <= 0.05
+    decoded = scheduler.decoded[0]
+    assert sum(decoded) == 2400
+    assert max(decoded) <= MAX_WINDOW_FRAMES + 8
+
+
+@pytest.mark.parametrize("true_speed", [0.7, 1.0, 1.6, 4.0])
+def test_as_fast_as_learned_no_silence_and_no_huge_window(true_speed: float) -> None:
+    scheduler, first, longest = listen(1200, lambda _now: true_speed, learned=true_speed)
+    assert longest <= 0.05
+    assert max(scheduler.decoded[0]) <= MAX_WINDOW_FRAMES + 8
+    audio = 1200 * FRAME_S
+    decoding = 1200 * FRAME_S / true_speed
+    # No schedule starts sooner than this without a gap; planning on a share of the speed
+    # measured (the margins) costs some pre-roll, and no more.
+    assert first >= decoding - audio - 1e-9
+    assert first <= max(0.0, decoding / SPEED_MARGIN**2 - audio) + 0.4

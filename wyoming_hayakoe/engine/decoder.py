@@ -24,6 +24,7 @@ from ..errors import ModelFileError
 from ..runtime.prepare_child import stages_in_child
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
+from .schedule import MAX_WINDOW_FRAMES
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ FIRST_WINDOW_FRAMES = 24
 """Default first window without a schedule: about 0.28 s of audio at 44.1 kHz / hop 512."""
 WINDOW_GROWTH = 4
 MIN_WINDOWED_FRAMES = 96
-"""Without a schedule, shorter latents are decoded in one piece."""
+"""Without a schedule, shorter latents get no small first window."""
 
 
 @dataclass(frozen=True)
@@ -156,19 +157,21 @@ class Decoder:
     def windows(
         self, latent: np.ndarray, condition: np.ndarray, early: bool
     ) -> Iterator[np.ndarray]:
-        """Float audio of ``latent`` with the default windows: a small first one and growing
-        ones if ``early`` sound is wanted and the latent is long, else one piece."""
+        """Float audio of ``latent`` in the windows of :func:`default_windows`."""
         frames = latent.shape[2]
         yield from self.decode(latent, condition, default_windows(frames, early))
 
 
 def default_windows(frames: int, early: bool) -> list[int]:
+    """Windows without a schedule: a small first one and growing ones if ``early`` sound is
+    wanted and the latent is long; none larger than MAX_WINDOW_FRAMES either way, as larger
+    ones decode slower."""
     if not early or frames < MIN_WINDOWED_FRAMES:
-        return [frames]
+        return [MAX_WINDOW_FRAMES] * math.ceil(frames / MAX_WINDOW_FRAMES)
     sizes, start, size = [], 0, FIRST_WINDOW_FRAMES
     while start < frames:
         sizes.append(min(size, frames - start))
-        start, size = start + size, size * WINDOW_GROWTH
+        start, size = start + size, min(size * WINDOW_GROWTH, MAX_WINDOW_FRAMES)
     return sizes
 
 

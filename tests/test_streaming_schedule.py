@@ -119,3 +119,13 @@ def test_as_fast_as_learned_no_silence_and_no_huge_window(true_speed: float) -> 
     # measured (the margins) costs some pre-roll, and no more.
     assert first >= decoding - audio - 1e-9
     assert first <= max(0.0, decoding / SPEED_MARGIN**2 - audio) + 0.4
+
+
+def test_the_debug_line_says_speed_pre_roll_and_windows() -> None:
+    scheduler, _first, _longest = listen(600, lambda _now: 0.8, learned=0.8)
+    line = scheduler.summary()
+    plan = scheduler.plans[0]
+    assert f"speed {plan.speed:.2f}x real time" in line
+    assert f"first sound planned {plan.first_sound:.2f} s" in line
+    assert f"hold {plan.hold}: " + "+".join(map(str, scheduler.decoded[0])) in line
+    assert plan.hold > 0, "below real time the sound is held back"

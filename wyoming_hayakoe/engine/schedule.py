@@ -243,6 +243,10 @@ class Scheduler:
         self.clock = clock or PlaybackClock()
         self.now = now
         """The time in seconds, monotonic (a fake clock in tests)."""
+        self.started = now()
+        self.first_latent: float | None = None
+        """Seconds from the start until the first sentence's latent existed: no schedule
+        can sound sooner (front-end, BERT and text encoder come first)."""
         self.plans: list[Plan] = []
         self.decoded: list[list[int]] = []
         """The windows each sentence was decoded in (sized as the audio came out)."""
@@ -254,7 +258,10 @@ class Scheduler:
         audible: Callable[[int], float],
         cut_frames: float = 0.0,
     ) -> Plan:
-        lead = self.clock.lead(self.now())
+        now = self.now()
+        if self.first_latent is None:
+            self.first_latent = now - self.started
+        lead = self.clock.lead(now)
         speed = self.speed.assumed()
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames)
         self.plans.append(plan)
@@ -274,5 +281,6 @@ class Scheduler:
         )
         return (
             f"speed {first.speed:.2f}x real time ({self.speed.observed} windows seen), "
-            f"first sound planned {first.first_sound:.2f} s after the front, windows {windows}"
+            f"first latent after {self.first_latent or 0.0:.3f} s, "
+            f"first sound planned {first.first_sound:.2f} s after it, windows {windows}"
         )

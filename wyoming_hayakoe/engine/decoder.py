@@ -35,7 +35,7 @@ FIRST_WINDOW_FRAMES = 24
 """Default first window without a schedule: about 0.28 s of audio at 44.1 kHz / hop 512."""
 WINDOW_GROWTH = 4
 MIN_WINDOWED_FRAMES = 96
-"""Without a schedule, shorter latents get no small first window."""
+"""Without a schedule, shorter latents are decoded in one piece."""
 
 
 @dataclass(frozen=True)
@@ -163,11 +163,11 @@ class Decoder:
 
 
 def default_windows(frames: int, early: bool) -> list[int]:
-    """Windows without a schedule: a small first one and growing ones if ``early`` sound is
-    wanted and the latent is long; none larger than MAX_WINDOW_FRAMES either way, as larger
-    ones decode slower."""
+    """Windows without a schedule: one piece (what the self-check compares with) unless
+    ``early`` sound is wanted and the latent is long; then a small first window and growing
+    ones, none larger than MAX_WINDOW_FRAMES, as larger ones decode slower."""
     if not early or frames < MIN_WINDOWED_FRAMES:
-        return [MAX_WINDOW_FRAMES] * math.ceil(frames / MAX_WINDOW_FRAMES)
+        return [frames]
     sizes, start, size = [], 0, FIRST_WINDOW_FRAMES
     while start < frames:
         sizes.append(min(size, frames - start))

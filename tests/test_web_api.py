@@ -130,7 +130,8 @@ async def test_delete_voice(site: tuple[WebFixture, TestClient]) -> None:
 async def test_download_shows_progress_and_installs(
     tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hf_server import HFTestServer, write_tiny_voice_fixture
+    from fake_repo import write_tiny_voice_fixture
+    from hf_server import HFTestServer
 
     from wyoming_hayakoe.voices.catalog import load_catalog
 

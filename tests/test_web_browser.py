@@ -310,7 +310,8 @@ async def test_pages_work_under_the_ingress_prefix(
 async def test_download_button_installs_a_catalog_voice(
     tmp_path: Path, model_cache: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hf_server import HFTestServer, write_tiny_voice_fixture
+    from fake_repo import write_tiny_voice_fixture
+    from hf_server import HFTestServer
 
     template = next(iter(load_catalog().values()))
     catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}

@@ -14,9 +14,9 @@ from typing import Any
 
 from ..errors import HayakoeError
 from ..voices.catalog import catalog_repository
-from ..voices.download import DownloadOptions, fetch_remote_info
 from ..voices.hub import repo_file_url, resolve_endpoint
 from ..voices.layout import SPEAKERS_DIR
+from ..voices.remote_file import DownloadOptions, fetch_remote_info
 
 _LOGGER = logging.getLogger(__name__)
 

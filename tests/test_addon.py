@@ -1,37 +1,19 @@
-"""The Home Assistant add-on: options -> server arguments, its files, and Supervisor discovery.
-
-Discovery runs the real start-up module (``python -m wyoming_hayakoe.supervisor``) with the
-tiny voice as the user's voice, against a fake Supervisor on 127.0.0.1.
-"""
+"""The Home Assistant add-on: options -> server arguments, and its files (discovery:
+test_addon_discovery.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import signal
-import socket
-import subprocess
-import sys
-import threading
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT, free_port, server_env
+from tools.server_process import REPO_ROOT
 from wyoming_hayakoe import supervisor
 from wyoming_hayakoe.cli import parse_args
-from wyoming_hayakoe.health_check import check as describe_check
 
 ADDON_DIR = REPO_ROOT / "addon"
-TOKEN = "test-token-1234"
 
 
 def load_yaml(path: Path) -> Any:
@@ -176,176 +158,3 @@ def test_pictures_have_the_sizes_home_assistant_shows() -> None:
     assert png_size(ADDON_DIR / "icon.png") == (128, 128)
     width, height = png_size(ADDON_DIR / "logo.png")
     assert 200 <= width <= 300 and 80 <= height <= 120
-
-
-# ------------------------------------------------------------------ discovery
-
-
-@dataclass
-class FakeSupervisor:
-    """Records each request; answers ``status`` and, on POST, checks that describe works."""
-
-    server_uri: str
-    status: int = 200
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    received: threading.Event = field(default_factory=threading.Event)
-
-    def handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                fake.requests.append(
-                    {
-                        "path": self.path,
-                        "authorization": self.headers.get("Authorization"),
-                        "content_type": self.headers.get("Content-Type"),
-                        "body": json.loads(body),
-                        # the server must already answer when it is announced
-                        "describe": asyncio.run(describe_check(fake.server_uri, 10)),
-                    }
-                )
-                answer = {"result": "ok", "data": {"uuid": "f00d"}}
-                if fake.status != 200:
-                    answer = {"result": "error", "message": "broken"}
-                payload = json.dumps(answer).encode()
-                self.send_response(fake.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-                fake.received.set()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        return Handler
-
-
-@pytest.fixture
-def fake_supervisor(request: pytest.FixtureRequest) -> Iterator[tuple[FakeSupervisor, str, int]]:
-    port = free_port()
-    fake = FakeSupervisor(f"tcp://127.0.0.1:{port}", status=getattr(request, "param", 200))
-    http = ThreadingHTTPServer(("127.0.0.1", 0), fake.handler())
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield fake, f"http://127.0.0.1:{http.server_address[1]}", port
-    finally:
-        http.shutdown()
-        http.server_close()
-
-
-def start_addon(
-    tmp_path: Path, port: int, env: dict[str, str], web_port: int | None = None
-) -> tuple[subprocess.Popen[bytes], Path]:
-    """The start-up module with the tiny voice as the user's voice; returns it and its log."""
-    web_port = web_port or free_port()
-    options = tmp_path / "options.json"
-    options.write_text(json.dumps({"voice": "tiny", "speed": 1.0, "debug_logging": False}))
-    log_path = tmp_path / "addon.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "wyoming_hayakoe.supervisor", "--options", str(options),
-             "--data-dir", str(tmp_path / "data"), "--share-dir", str(TINY_VOICE_ROOT),
-             "--uri", f"tcp://127.0.0.1:{port}", "--http-uri", f"tcp://127.0.0.1:{web_port}",
-             "--", "--local-files-only"],
-            cwd=REPO_ROOT,
-            env={**server_env(), **env},
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    return process, log_path
-
-
-def wait_for(
-    condition: Any, process: subprocess.Popen[bytes], log: Path, timeout: float = 120
-) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if process.poll() is not None:
-            raise AssertionError(f"exited ({process.returncode}):\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out:\n{log.read_text()}")
-        time.sleep(0.1)
-
-
-def stop(process: subprocess.Popen[bytes], log: Path) -> int:
-    """SIGTERM to the start-up module; returns the exit status it passes on from the server."""
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise AssertionError(f"no exit after SIGTERM:\n{log.read_text()}") from None
-
-
-def test_discovery_posts_the_uri_once_the_server_answers(tmp_path: Path, fake_supervisor) -> None:
-    fake, url, port = fake_supervisor
-    env = {"SUPERVISOR_TOKEN": TOKEN, "SUPERVISOR_URL": url}
-    web_port = free_port()
-    process, log = start_addon(tmp_path, port, env, web_port)
-    try:
-        wait_for(fake.received.is_set, process, log)
-        wait_for(lambda: "Sent discovery" in log.read_text(), process, log)
-        assert asyncio.run(describe_check(fake.server_uri, 10)) is None
-        # The web page is there for the ingress proxy alone: this test's address is refused.
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=30)
-        assert refused.value.code == 403
-    finally:
-        code = stop(process, log)
-    assert code == 0, log.read_text()
-    assert len(fake.requests) == 1
-    (request,) = fake.requests
-    assert request["path"] == "/discovery"
-    assert request["authorization"] == f"Bearer {TOKEN}"
-    assert request["content_type"] == "application/json"
-    assert request["body"] == {
-        "service": "wyoming",
-        "config": {"uri": f"tcp://{socket.gethostname()}:{port}"},
-    }
-    assert request["describe"] is None  # describe already answered when the POST came
-    # downloads and prepared models go to the add-on's data folder, not the user's
-    assert (tmp_path / "data").is_dir()
-
-
-@pytest.mark.parametrize("fake_supervisor", [500], indirect=True)
-def test_a_failing_supervisor_leaves_the_server_serving(tmp_path: Path, fake_supervisor) -> None:
-    fake, url, port = fake_supervisor
-    process, log = start_addon(tmp_path, port, {"SUPERVISOR_TOKEN": TOKEN, "SUPERVISOR_URL": url})
-    try:
-        wait_for(lambda: len(fake.requests) >= 2, process, log)  # it tries again
-        assert "Discovery attempt 1/5 failed: HTTP 500" in log.read_text()
-        assert asyncio.run(describe_check(fake.server_uri, 10)) is None
-        assert process.poll() is None
-    finally:
-        code = stop(process, log)
-    assert code == 0, log.read_text()
-
-
-def test_an_unreachable_supervisor_or_no_token_leaves_the_server_serving(tmp_path: Path) -> None:
-    port = free_port()
-    closed = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    process, log = start_addon(
-        tmp_path, port, {"SUPERVISOR_TOKEN": TOKEN, "SUPERVISOR_URL": closed}
-    )
-    try:
-        wait_for(lambda: "Discovery attempt 1/5 failed" in log.read_text(), process, log)
-        assert asyncio.run(describe_check(f"tcp://127.0.0.1:{port}", 10)) is None
-    finally:
-        assert stop(process, log) == 0, log.read_text()
-
-    no_token = tmp_path / "no-token"
-    no_token.mkdir()
-    env = {"SUPERVISOR_TOKEN": "", "SUPERVISOR_URL": closed}
-    process, log = start_addon(no_token, port, env)
-    try:
-        wait_for(lambda: asyncio.run(describe_check(f"tcp://127.0.0.1:{port}", 10)) is None,
-                 process, log)  # fmt: skip
-        assert "Supervisor discovery skipped" in log.read_text()
-        assert "Discovery attempt" not in log.read_text()
-    finally:
-        assert stop(process, log) == 0, log.read_text()

@@ -16,14 +16,10 @@ from anyvoice_utils import (
     SBV2_FIXTURE,
     SBV2_MODEL_NAME,
     SBV2_VOICES,
-    aivmx_of_another_architecture,
+    add_broken_voices,
     aivmx_with_renamed_input,
-    aivmx_without_metadata,
     aivmx_without_style_vectors,
     good_data_dir,
-    sbv2_not_jp_extra,
-    sbv2_without_style_vectors,
-    truncated_aivmx,
 )
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
@@ -106,31 +102,28 @@ def test_slugs_are_ascii_and_stable() -> None:
     assert speaker_names("m", [("only", 2)]) == {2: "m"}
 
 
+# What the store logs for each of add_broken_voices's files.
 BAD_FILES = {
-    "truncated.aivmx": (truncated_aivmx, "not a readable AIVMX file"),
-    "bare.aivmx": (aivmx_without_metadata, "not a readable AIVMX file"),
-    "old.aivmx": (aivmx_of_another_architecture, "only Style-Bert-VITS2 (JP-Extra) voices"),
-    "novectors.aivmx": (aivmx_without_style_vectors, "holds no style vectors"),
+    "aivmx/truncated.aivmx": "not a readable AIVMX file",
+    "aivmx/bare.aivmx": "not a readable AIVMX file",
+    "aivmx/old.aivmx": "only Style-Bert-VITS2 (JP-Extra) voices",
+    "aivmx/novectors.aivmx": "holds no style vectors",
+    "sbv2/novectors": "has no style_vectors.npy",
+    "sbv2/older": "not a JP-Extra model",
 }
 
 
 def test_bad_files_are_left_out_with_one_line_each(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    good_data_dir(tmp_path)
-    for name, (make, _) in BAD_FILES.items():
-        make(tmp_path / "aivmx" / name)
-    sbv2_without_style_vectors(tmp_path / "sbv2" / "novectors")
-    sbv2_not_jp_extra(tmp_path / "sbv2" / "older")
+    add_broken_voices(good_data_dir(tmp_path))
     (tmp_path / "sbv2" / "unconverted").mkdir()
     store = store_of(tmp_path)
     with caplog.at_level(logging.WARNING, logger="wyoming_hayakoe.voices"):
         assert set(store.sources()) == {"tiny", *AIVMX_VOICES, *SBV2_VOICES}
         store.sources()  # a second scan reports nothing again
     lines = [r.getMessage() for r in caplog.records]
-    expected = {str(tmp_path / "aivmx" / n): reason for n, (_, reason) in BAD_FILES.items()}
-    expected[str(tmp_path / "sbv2" / "novectors")] = "has no style_vectors.npy"
-    expected[str(tmp_path / "sbv2" / "older")] = "not a JP-Extra model"
+    expected = {str(tmp_path / path): reason for path, reason in BAD_FILES.items()}
     expected[str(tmp_path / "sbv2" / "unconverted")] = "holds no .onnx export"
     assert len(lines) == len(expected), lines
     for path, reason in expected.items():

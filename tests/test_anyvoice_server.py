@@ -15,14 +15,9 @@ import pytest
 from anyvoice_utils import (
     AIVMX_VOICES,
     SBV2_VOICES,
-    aivmx_of_another_architecture,
+    add_broken_voices,
     aivmx_with_renamed_input,
-    aivmx_without_metadata,
-    aivmx_without_style_vectors,
     good_data_dir,
-    sbv2_not_jp_extra,
-    sbv2_without_style_vectors,
-    truncated_aivmx,
 )
 from wyoming.info import Describe, Info, TtsVoice
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
@@ -32,11 +27,14 @@ from tools.wyoming_requests import first_event, read_until, synthesize
 
 QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
 TEXT = "こんにちは。今日はいい天気ですね！"
-BAD_AIVMX = {
-    "truncated.aivmx": (truncated_aivmx, "not a readable AIVMX file"),
-    "bare.aivmx": (aivmx_without_metadata, "without AIVM metadata"),
-    "old.aivmx": (aivmx_of_another_architecture, "its architecture is Style-Bert-VITS2;"),
-    "novectors.aivmx": (aivmx_without_style_vectors, "holds no style vectors"),
+# What the server logs for each of add_broken_voices's files.
+BAD_FILES = {
+    "aivmx/truncated.aivmx": "not a readable AIVMX file",
+    "aivmx/bare.aivmx": "without AIVM metadata",
+    "aivmx/old.aivmx": "its architecture is Style-Bert-VITS2;",
+    "aivmx/novectors.aivmx": "holds no style vectors",
+    "sbv2/novectors": "has no style_vectors.npy",
+    "sbv2/older": "not a JP-Extra model",
 }
 AIVMX_URL = "https://hub.aivis-project.com/aivm-models/a26fd5e4-9c24-5542-97ac-41bdda679157"
 
@@ -44,11 +42,8 @@ AIVMX_URL = "https://hub.aivis-project.com/aivm-models/a26fd5e4-9c24-5542-97ac-4
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = good_data_dir(tmp_path_factory.mktemp("voices"))
-    for name, (make, _) in BAD_AIVMX.items():
-        make(root / "aivmx" / name)
+    add_broken_voices(root)
     aivmx_with_renamed_input(root / "renamed.aivmx")  # directly in the data dir
-    sbv2_without_style_vectors(root / "sbv2" / "novectors")
-    sbv2_not_jp_extra(root / "sbv2" / "older")
     return root
 
 
@@ -107,9 +102,7 @@ async def test_describe_lists_both_kinds_with_styles_and_attribution(
 
 def test_each_bad_file_is_named_once_in_the_log(server: ServerProcess, data_dir: Path) -> None:
     log = server.log()
-    expected = {str(data_dir / "aivmx" / n): reason for n, (_, reason) in BAD_AIVMX.items()}
-    expected[str(data_dir / "sbv2" / "novectors")] = "has no style_vectors.npy"
-    expected[str(data_dir / "sbv2" / "older")] = "not a JP-Extra model"
+    expected = {str(data_dir / path): reason for path, reason in BAD_FILES.items()}
     for path, reason in expected.items():
         lines = [line for line in log.splitlines() if re.search(re.escape(path) + "[ :/]", line)]
         assert len(lines) == 1, (path, lines)

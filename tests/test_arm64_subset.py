@@ -5,19 +5,17 @@ torch, transformers or the reference ``hayakoe``. Run on the host, the same test
 same things natively. The cross-architecture comparisons need a reference that the script
 first writes on the x86_64 host with this very file:
 
-    python tests/test_arm64_subset.py --write-reference ref.npz
+    python tests/support/arm64_reference.py --write-reference ref.npz
     HAYAKOE_ARM64_REFERENCE=ref.npz pytest -m arm64 tests/test_arm64_subset.py
 
-Self-contained on purpose (no imports from other test files): the script runs it from a
-copy of tests/ with ``--import-mode=importlib``.
+The script runs it from a copy of tests/, tools/ and pyproject.toml (whose pytest
+``pythonpath`` finds tests/support) with ``--import-mode=importlib``.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
-import platform
 import socket
 import subprocess
 import sys
@@ -27,58 +25,27 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from arm64_reference import (
+    AUDIO_TOLERANCE,
+    FEATURES_RELATIVE_TOLERANCE,
+    SENTENCE,
+    SYNTHESIZER_TOLERANCE,
+    TINY_ROOT,
+    compute,
+    synthesize_from,
+)
 
 import wyoming_hayakoe
-from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.synthesizer import synthesize
+from wyoming_hayakoe.engine import Engine
 from wyoming_hayakoe.text.frontend import TextFrontend
 
 pytestmark = pytest.mark.arm64
 
-TINY_ROOT = Path(__file__).resolve().parent / "fixtures" / "tiny-voice"
-TINY_VOICE_DIR = TINY_ROOT / "onnx" / "speakers" / "tiny"
-SENTENCE = "こんにちは、今日は良い天気ですね。"
-# Zero noise: the synthesizer's random draws are multiplied by 0, so the audio is a pure
-# function of the weights and the float arithmetic of the CPU.
-DETERMINISTIC = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
-# The FP32 synthesizer, given the same BERT features, must agree across CPUs to float noise.
-SYNTHESIZER_TOLERANCE = 1e-4
-# The INT8 BERT does not: ONNX Runtime's x86_64 and ARM kernels differ in the float steps around
-# the integer matrix products (dynamic quantization of activations, softmax, layer norm), and a
-# value landing on the other side of a quantization step changes by a whole step. Measured on
-# the tiny voice: features 0.4 % of their range apart, audio 7e-4; the bounds leave room.
-FEATURES_RELATIVE_TOLERANCE = 0.02
-AUDIO_TOLERANCE = 5e-3
 REFERENCE_ENV = "HAYAKOE_ARM64_REFERENCE"
 EXPECT_ARCH_ENV = "HAYAKOE_EXPECT_ARCH"
 # Emulated start-up (ONNX sessions, calibration) is slow: generous, not a benchmark.
 SERVER_TIMEOUT = 600.0
 NOT_INSTALLED_THERE = ("torch", "transformers", "hayakoe")
-
-
-def compute(engine: Engine) -> dict[str, np.ndarray]:
-    """Everything compared across architectures, for SENTENCE."""
-    phonemes = engine.frontend.phonemize(SENTENCE)
-    voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
-    audio = [s.audio for s in engine.render(voice, SENTENCE, DETERMINISTIC)]
-    return {
-        "phone_ids": np.asarray(phonemes.phone_ids),
-        "tone_ids": np.asarray(phonemes.tone_ids),
-        "word2ph": np.asarray(phonemes.word2ph),
-        "token_ids": np.asarray(engine.frontend.token_ids(phonemes.bert_text)),
-        "features": engine.features(phonemes),
-        "audio": np.concatenate(audio).astype(np.float32),
-        "machine": np.asarray(platform.machine()),
-    }
-
-
-def synthesize_from(engine: Engine, features: np.ndarray) -> np.ndarray:
-    """SENTENCE's audio from the synthesizer alone, given its BERT features."""
-    voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
-    phonemes = engine.frontend.phonemize(SENTENCE)
-    style = voice.style_vector(DETERMINISTIC.style, DETERMINISTIC.style_weight)
-    windows = synthesize(voice, phonemes, features, style, DETERMINISTIC)
-    return np.concatenate(list(windows)).astype(np.float32)
 
 
 @pytest.fixture(scope="module")
@@ -293,20 +260,3 @@ async def test_wyoming_describe_and_synthesize(server: tuple[int, Path]) -> None
     assert (start.rate, start.width, start.channels) == (44100, 2, 1)
     samples = np.frombuffer(pcm, dtype="<i2")
     assert len(samples) > 0.1 * start.rate and np.abs(samples).max() > 100
-
-
-def _write_reference(path: Path) -> None:
-    engine = Engine(TINY_ROOT, threads=1)
-    data = compute(engine)
-    data["synthesizer_audio"] = synthesize_from(engine, data["features"])
-    np.savez(path, **data)  # type: ignore[arg-type]
-    sys.stdout.write(
-        f"{path}: {len(data['audio'])} samples, {len(data['phone_ids'])} phonemes "
-        f"({platform.machine()})\n"
-    )
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Write the host's reference for the arm64 tests.")
-    parser.add_argument("--write-reference", type=Path, required=True, metavar="NPZ")
-    _write_reference(parser.parse_args().write_reference)

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hf_server import Fault, HFTestServer, write_fake_voice
+from fake_repo import write_fake_voice
+from hf_server import Fault, HFTestServer
 
 from wyoming_hayakoe.errors import DownloadError
 from wyoming_hayakoe.voices import download

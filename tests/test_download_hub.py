@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hf_server import COMMIT, HFTestServer, write_fake_bert, write_fake_voice
+from fake_repo import write_fake_bert, write_fake_voice
+from hf_server import COMMIT, HFTestServer
 
 from wyoming_hayakoe.cli import parse_args
 from wyoming_hayakoe.errors import DownloadError

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hf_server import Fault, HFTestServer, write_tiny_voice_fixture
+from fake_repo import write_tiny_voice_fixture
+from hf_server import Fault, HFTestServer
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import random
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from reliability_utils import (
+    CLIENT_TIMEOUT,
     MB,
     SHORT_TEXT,
-    abuse_server,
+    abuse_server_fixture,
     assert_still_serves,
     connected,
     exchange,
@@ -25,21 +25,11 @@ from reliability_utils import (
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
 from tools.process_stats import PeakRss
-from tools.server_process import TINY_VOICE_DIR, ServerProcess
+from tools.server_process import ServerProcess
 from tools.wyoming_requests import read_until
 from wyoming_hayakoe.cli import DEFAULT_MAX_TEXT_LENGTH
 
-pytestmark = pytest.mark.skipif(
-    not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
-)
-
-CLIENT_TIMEOUT = 3
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with abuse_server(tmp_path_factory.mktemp("abuse"), CLIENT_TIMEOUT) as proc:
-        yield proc
+server = abuse_server_fixture()
 
 
 PING = header("ping", {"text": "still here"})

@@ -1,31 +1,23 @@
-"""The committed Style-Bert-VITS2 export folder and AIVMX file are what they claim to be
-(docs/sbv2-and-aivmx-voices.md): the converter's graph interface, the AIVM metadata that
-aivmlib reads, audio as long as the durations say, and a duration branch that can be cut out.
+"""The graphs of the committed Style-Bert-VITS2 export folder and AIVMX file are what they
+claim to be (docs/sbv2-and-aivmx-voices.md): the converter's graph interface, audio as long as
+the durations say, and a duration branch that can be cut out (their metadata:
+test_sbv2_fixture_metadata.py).
 Rebuild them with ``script/make_synthetic_voice --exporter sbv2 --seed 1 --out
 tests/fixtures/sbv2-export`` and ``--exporter aivmx --seed 2 --out tests/fixtures/aivmx``."""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 
-import aivmlib
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from aivmlib.schemas.aivm_manifest import ModelArchitecture, ModelFormat
 from onnx.utils import Extractor
+from sbv2_fixture_files import AIVMX, HOP, SBV2_ONNX, TINY_BERT, style_vectors
 
-HERE = Path(__file__).resolve().parent
-SBV2_DIR = HERE / "fixtures" / "sbv2-export" / "tiny-sbv2"
-SBV2_ONNX = SBV2_DIR / "tiny-sbv2_e100_s2000.onnx"
-AIVMX = HERE / "fixtures" / "aivmx" / "test-voice.aivmx"
-TINY_BERT = HERE / "fixtures" / "tiny-voice" / "onnx" / "bert" / "q8" / "bert_q8.onnx"
 GRAPHS = {"sbv2": SBV2_ONNX, "aivmx": AIVMX}
 
-HOP = 512
 INT64, FLOAT = "tensor(int64)", "tensor(float)"
 # name, type, shape (strings are dynamic axes) in the converter's order
 INPUTS = [
@@ -42,7 +34,6 @@ INPUTS = [
     ("noise_scale_w", FLOAT, []),
 ]
 DURATION_INPUTS = [name for name, _, _ in INPUTS if name != "noise_scale"]
-AIVM_KEYS = {"aivm_manifest", "aivm_hyper_parameters", "aivm_style_vectors"}
 
 
 def _session(source: Path | bytes) -> ort.InferenceSession:
@@ -88,15 +79,6 @@ def _controls(length_scale: float = 1.0, sdp_ratio: float = 0.2) -> dict[str, np
     return {name: np.array(value, dtype=np.float32) for name, value in values.items()}
 
 
-def _style_vectors(name: str) -> np.ndarray:
-    if name == "sbv2":
-        return np.load(SBV2_DIR / "style_vectors.npy")
-    with AIVMX.open("rb") as file:
-        blob = aivmlib.read_aivmx_metadata(file).style_vectors
-    assert blob is not None
-    return np.load(io.BytesIO(blob))
-
-
 @pytest.fixture(scope="module")
 def models() -> dict[str, onnx.ModelProto]:
     return {name: onnx.load(str(path)) for name, path in GRAPHS.items()}
@@ -113,76 +95,6 @@ def branches(models: dict[str, onnx.ModelProto]) -> dict[str, ort.InferenceSessi
         name: _session(_duration_branch(model).SerializeToString())
         for name, model in models.items()
     }
-
-
-# --- the AIVMX file -------------------------------------------------------------------------
-
-
-def test_aivmx_metadata_keys_are_the_aivm_spec_ones(models: dict[str, onnx.ModelProto]) -> None:
-    assert {prop.key for prop in models["aivmx"].metadata_props} == AIVM_KEYS
-    assert not models["sbv2"].metadata_props  # a plain export has none
-
-
-def test_aivmlib_reads_the_manifest_back() -> None:
-    with AIVMX.open("rb") as file:
-        manifest = aivmlib.read_aivmx_metadata(file).manifest
-    assert manifest.name == "テスト声"
-    assert manifest.model_architecture == ModelArchitecture.StyleBertVITS2JPExtra
-    assert manifest.model_format == ModelFormat.ONNX
-    assert manifest.manifest_version == "1.0"
-    assert manifest.license is not None and "CC0" in manifest.license
-    assert manifest.creators == ["wyoming-hayakoe test fixtures"]
-    speakers = [
-        (s.name, s.local_id, [(st.name, st.local_id) for st in s.styles], s.supported_languages)
-        for s in manifest.speakers
-    ]
-    assert speakers == [
-        ("あおい", 0, [("ノーマル", 0), ("喜び", 1)], ["ja"]),
-        ("そら", 1, [("ノーマル", 0), ("怒り", 2)], ["ja"]),
-    ]
-    assert all(s.icon.startswith("data:image/png;base64,") for s in manifest.speakers)
-
-
-def test_aivmx_hyper_parameters_and_style_vectors_agree_with_the_manifest() -> None:
-    with AIVMX.open("rb") as file:
-        meta = aivmlib.read_aivmx_metadata(file)
-    data = meta.hyper_parameters.data
-    assert meta.hyper_parameters.version.endswith("JP-Extra") and data.use_jp_extra
-    assert meta.hyper_parameters.model_name == meta.manifest.name
-    assert data.spk2id == {s.name: s.local_id for s in meta.manifest.speakers}
-    # style local ids are rows of the model-wide style vectors
-    assert data.style2id == {"ノーマル": 0, "喜び": 1, "怒り": 2}
-    assert (data.sampling_rate, data.hop_length, data.add_blank) == (44100, HOP, True)
-    styles = _style_vectors("aivmx")
-    assert styles.shape == (data.num_styles, 256) and styles.dtype == np.float32
-    np.testing.assert_allclose(styles[0], styles[1:].mean(axis=0), atol=1e-6)
-
-
-def test_a_truncated_aivmx_is_refused_by_aivmlib(tmp_path: Path) -> None:
-    broken = tmp_path / "broken.aivmx"
-    broken.write_bytes(AIVMX.read_bytes()[: AIVMX.stat().st_size // 2])
-    with broken.open("rb") as file, pytest.raises(aivmlib.AivmValidationError):
-        aivmlib.read_aivmx_metadata(file)
-
-
-# --- the SBV2 export folder -----------------------------------------------------------------
-
-
-def test_sbv2_export_folder_is_what_the_converter_leaves() -> None:
-    assert sorted(p.name for p in SBV2_DIR.iterdir()) == [
-        "config.json",
-        "style_vectors.npy",
-        "tiny-sbv2_e100_s2000.onnx",
-    ]
-    config = json.loads((SBV2_DIR / "config.json").read_text(encoding="utf-8"))
-    data = config["data"]
-    assert config["version"].endswith("JP-Extra") and data["use_jp_extra"] is True
-    assert config["model_name"] == SBV2_DIR.name
-    assert data["spk2id"] == {"aoi": 0, "sora": 1} and data["n_speakers"] == 2
-    assert data["style2id"] == {"Neutral": 0, "Happy": 1, "Angry": 2}
-    styles = _style_vectors("sbv2")
-    assert styles.shape == (data["num_styles"], 256) and styles.dtype == np.float32
-    np.testing.assert_allclose(styles[0], styles[1:].mean(axis=0), atol=1e-6)
 
 
 # --- both graphs ----------------------------------------------------------------------------
@@ -212,7 +124,7 @@ def test_audio_is_as_long_as_the_durations_say(
 ) -> None:
     feeds = _probe(24, seed=sid) | _controls()
     feeds["sid"] = np.array([sid], dtype=np.int64)
-    feeds["style_vec"] = _style_vectors(name)[1:2]
+    feeds["style_vec"] = style_vectors(name)[1:2]
     audio, attn, y_mask = sessions[name].run(None, feeds)[:3]
     frames = branches[name].run(None, {k: feeds[k] for k in DURATION_INPUTS})[0]
     n_phones = feeds["x_tst"].shape[1]
@@ -244,7 +156,7 @@ def test_length_scale_stretches_every_phoneme(
 def test_speaker_and_style_inputs_change_the_audio(
     name: str, sessions: dict[str, ort.InferenceSession]
 ) -> None:
-    styles = _style_vectors(name)
+    styles = style_vectors(name)
     feeds = _probe(12, seed=3) | _controls(sdp_ratio=0.0)
     base = feeds | {"style_vec": styles[0:1]}
     audio = sessions[name].run(["output"], base)[0]

@@ -7,15 +7,20 @@ compared with what the engine itself produces for the same text in this process.
 from __future__ import annotations
 
 import asyncio
-import json
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
+from e2e_utils import (
+    LONG_SENTENCES,
+    LONG_TEXT,
+    SAMPLES_PER_CHUNK,
+    TEXT,
+    assert_well_formed,
+    style_names,
+)
 from wyoming.info import Describe, Info
 from wyoming.tts import (
     Synthesize,
@@ -49,22 +54,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 Oracle = Callable[..., list[bytes]]
-SAMPLES_PER_CHUNK = 512
 QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
-TEXT = "こんにちは。今日はいい天気ですね！散歩に行きましょう。"
-LONG_SENTENCES = 6
-LONG_TEXT = "".join(f"これは{i}番目のテストの文です。" for i in range(LONG_SENTENCES))
-
-
-def style_names() -> list[str]:
-    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
-    style2id = config["data"]["style2id"]
-    return sorted(style2id, key=style2id.__getitem__)
-
-
-def sample_rate() -> int:
-    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
-    return int(config["data"]["sampling_rate"])
 
 
 @pytest.fixture(scope="module")
@@ -102,23 +92,6 @@ def oracle(
     server_and_oracle: tuple[ServerProcess, Oracle],
 ) -> Oracle:
     return server_and_oracle[1]
-
-
-def assert_well_formed(response: Response) -> None:
-    """One audio-start, same-format chunks with running timestamps, one audio-stop last."""
-    assert response.types[0] == "audio-start"
-    assert response.types[-1] == "audio-stop"
-    assert response.types.count("audio-start") == 1
-    assert response.types.count("audio-stop") == 1
-    start = response.starts[0]
-    assert (start.rate, start.width, start.channels) == (sample_rate(), 2, 1)
-    samples = 0
-    for chunk in response.chunks:
-        assert (chunk.rate, chunk.width, chunk.channels) == (start.rate, 2, 1)
-        assert 0 < chunk.samples <= SAMPLES_PER_CHUNK
-        assert chunk.timestamp == samples * 1000 // start.rate
-        samples += chunk.samples
-    assert samples > 0
 
 
 async def test_describe(server: ServerProcess) -> None:
@@ -270,43 +243,3 @@ def test_health_check(server: ServerProcess) -> None:
     down = check(f"tcp://127.0.0.1:{free_port()}")
     assert down.returncode == 1
     assert "unhealthy" in down.stderr
-
-
-async def interrupt_mid_synthesis(proc: ServerProcess, signum: int) -> None:
-    """Send ``signum`` while a long text is being synthesized; the server must stop cleanly."""
-    async with proc.client() as client:
-        await client.write_event(Synthesize(text=LONG_TEXT).event())
-        await first_event(client, "audio-chunk")
-        reader = asyncio.create_task(read_until(client, ends_audio))
-        elapsed = await asyncio.to_thread(proc.signal_and_wait, signum)
-        assert not reader.done() or reader.exception() is not None  # it was mid-synthesis
-        reader.cancel()
-    assert elapsed < 2.0
-    assert proc.process.returncode == 0
-    assert "Traceback" not in proc.log()
-
-
-async def test_sigterm_mid_synthesis_stops_within_2_seconds(tmp_path: Path) -> None:
-    with start_server(tmp_path, "--threads", "1") as proc:
-        await interrupt_mid_synthesis(proc, signal.SIGTERM)
-
-
-async def test_no_streaming_then_ctrl_c(tmp_path: Path) -> None:
-    """With --no-streaming only synthesize is spoken; SIGINT (Ctrl-C) stops it cleanly."""
-    with start_server(
-        tmp_path, "--no-streaming", "--threads", "1", "--samples-per-chunk", str(SAMPLES_PER_CHUNK)
-    ) as proc:
-        async with proc.client() as client:
-            await client.write_event(Describe().event())
-            info = Info.from_event(await first_event(client, "info"))
-            # Stream events are ignored; the plain synthesize is what gets spoken.
-            await client.write_event(SynthesizeStart().event())
-            await client.write_event(SynthesizeChunk(text="無視されます。").event())
-            response = await synthesize(client, TEXT)
-            await client.write_event(SynthesizeStop().event())
-            await client.write_event(Describe().event())
-            after = await client.read_event()
-        assert not info.tts[0].supports_synthesize_streaming
-        assert_well_formed(response)
-        assert after is not None and after.type == "info"
-        await interrupt_mid_synthesis(proc, signal.SIGINT)

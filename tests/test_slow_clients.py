@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 from reliability_utils import (
+    CLIENT_TIMEOUT,
     SHORT_TEXT,
-    abuse_server,
+    abuse_server_fixture,
     assert_still_serves,
     connected,
     exchange,
@@ -23,20 +23,10 @@ from reliability_utils import (
 from wyoming.tts import Synthesize
 
 from tools.process_stats import PeakRss
-from tools.server_process import TINY_VOICE_DIR, ServerProcess
+from tools.server_process import ServerProcess
 from tools.wyoming_requests import ends_audio, read_until
 
-pytestmark = pytest.mark.skipif(
-    not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
-)
-
-CLIENT_TIMEOUT = 3
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with abuse_server(tmp_path_factory.mktemp("abuse"), CLIENT_TIMEOUT) as proc:
-        yield proc
+server = abuse_server_fixture()
 
 
 UNREAD_SENTENCE = "これは読まれない長い答えの文です。"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import units_corpus
+from tools import kana_readings, units_corpus
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.kana import kana_to_phonemes
 from wyoming_hayakoe.text.symbols import PAD, PUNCTUATIONS
@@ -108,7 +108,7 @@ def test_unit_after_every_number_ending(unit: str, template: str, smart: TextFro
         if text in ("4K", "8K"):
             continue  # resolutions (ヨンケー), see test_unit_boundaries
         spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
-        expected = units_corpus.readings(template, None, number)
+        expected = kana_readings.readings(template, None, number)
         assert spoken in [_reading_phonemes(e) for e in expected], (
             f"{text!r} became {smart.rewrite(text)!r}, read {' '.join(spoken)!r}; "
             f"expected {expected}"
@@ -148,7 +148,7 @@ def test_every_clock_time(hour: int, smart: TextFrontend) -> None:
     """``H:MM`` for every minute of the day: 時 and 分 with their sound changes (いっぷん)."""
     for minute in range(60):
         text = f"{hour}:{minute:02d}"
-        minutes = units_corpus.readings("{m}", None, str(minute)) if minute else [""]
+        minutes = kana_readings.readings("{m}", None, str(minute)) if minute else [""]
         expected = [h + "ジ" + m for h in _HOURS[hour].split("|") for m in minutes]
         spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
         assert spoken in [_reading_phonemes(e) for e in expected], (text, expected)
@@ -172,7 +172,7 @@ def test_the_rewriting_is_stable(smart: TextFrontend) -> None:
     ],
 )
 def test_the_generator_spells_numbers(number: str, expected: list[str]) -> None:
-    assert units_corpus.number_kana(number) == expected
+    assert kana_readings.number_kana(number) == expected
 
 
 def test_ha_unit_strings_are_as_home_assistant_writes_them() -> None:

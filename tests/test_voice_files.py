@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hf_server import HFTestServer, write_fake_bert
+from fake_repo import write_fake_bert
+from hf_server import HFTestServer
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.errors import ModelFileError, UnknownStyleError

@@ -6,14 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fake_repo import write_fake_bert, write_fake_voice, write_tiny_voice_fixture
 from fs_utils import read_only
-from hf_server import (
-    Fault,
-    HFTestServer,
-    write_fake_bert,
-    write_fake_voice,
-    write_tiny_voice_fixture,
-)
+from hf_server import Fault, HFTestServer
 
 from wyoming_hayakoe.errors import DownloadError, UnknownVoiceError
 from wyoming_hayakoe.voices.catalog import load_catalog

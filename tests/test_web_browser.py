@@ -9,17 +9,15 @@ to ``test-artifacts/web/`` (or ``$WYOMING_HAYAKOE_ARTIFACTS``); with
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import ClientSession, web
+from aiohttp import ClientSession
+from browser_utils import INGRESS_PREFIX, Site, ingress_proxy, open_site, serve_app
 from web_utils import (
     QUIET,
-    WebFixture,
     copy_tiny_data,
     parse_wav,
     tiny_voice_zip,
@@ -27,7 +25,6 @@ from web_utils import (
     web_service,
 )
 
-from tools.server_process import REPO_ROOT
 from wyoming_hayakoe.voices.catalog import load_catalog
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -41,9 +38,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--autoplay-policy=no-user-gesture-required",
 ]
-INGRESS_PREFIX = "/api/hassio_ingress/Xy9-token_123"
-ARTIFACTS = Path(os.environ.get("WYOMING_HAYAKOE_ARTIFACTS", REPO_ROOT / "test-artifacts" / "web"))
-DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
 PANEL_STATE = """(id) => {
     const panel = document.getElementById(id);
     return {
@@ -61,74 +55,9 @@ pytestmark = pytest.mark.skipif(
 async_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
 
 
-@dataclass
-class Site:
-    fixture: WebFixture
-    url: str  # ends with "/"
-    page: Any  # playwright Page
-    errors: list[str]
-
-    def open(self, path: str) -> Any:
-        return self.page.goto(self.url + path)
-
-    async def shot(self, name: str, docs: bool = False) -> None:
-        """A screenshot as a test artifact (and for the README, when asked to update those)."""
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        await self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-        if docs and os.environ.get("WYOMING_HAYAKOE_UPDATE_SCREENSHOTS") == "1":
-            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            await self.page.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}.png"), full_page=True)
-
-
 @pytest.fixture(scope="module")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("model-cache")
-
-
-async def _serve(app: web.Application) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, f"http://127.0.0.1:{port}/"
-
-
-def ingress_proxy(target: str) -> web.Application:
-    """Home Assistant's ingress in small: ``PREFIX/...`` forwarded to the page's ``/...``
-    with ``X-Ingress-Path``, the answer streamed back."""
-
-    async def forward(request: web.Request) -> web.StreamResponse:
-        path = request.match_info.get("tail", "")
-        headers = {
-            key: value
-            for key, value in request.headers.items()
-            if key.lower() not in ("host", "content-length", "transfer-encoding")
-        }
-        headers["X-Ingress-Path"] = INGRESS_PREFIX
-        async with (
-            ClientSession(auto_decompress=False) as session,
-            session.request(
-                request.method,
-                target + path + (f"?{request.query_string}" if request.query_string else ""),
-                headers=headers,
-                data=await request.read(),
-            ) as upstream,
-        ):
-            response = web.StreamResponse(status=upstream.status)
-            for key, value in upstream.headers.items():
-                if key.lower() not in ("content-length", "transfer-encoding", "server", "date"):
-                    response.headers[key] = value
-            await response.prepare(request)
-            async for block in upstream.content.iter_any():
-                await response.write(block)
-            await response.write_eof()
-            return response
-
-    app = web.Application(client_max_size=64 << 20)
-    app.router.add_route("*", INGRESS_PREFIX, forward)
-    app.router.add_route("*", INGRESS_PREFIX + "/{tail:.*}", forward)
-    return app
 
 
 @pytest.fixture
@@ -143,28 +72,15 @@ async def browser() -> AsyncIterator[Any]:
             await chromium.close()
 
 
-async def _site(browser: Any, fixture: WebFixture, url: str, language: str) -> Site:
-    context = await browser.new_context(
-        viewport={"width": 1100, "height": 800}, locale=language,
-        extra_http_headers={"Accept-Language": language},
-    )  # fmt: skip
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} {r.failure}"))
-    return Site(fixture, url, page, errors)
-
-
 @pytest.fixture
 async def site(tmp_path: Path, model_cache: Path, browser: Any) -> AsyncIterator[Site]:
     data = copy_tiny_data(tmp_path / "data")
     # The real catalog is listed (downloads allowed) but nothing is fetched.
     catalog = load_catalog()
     async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fixture:
-        runner, url = await _serve(fixture.app)
+        runner, url = await serve_app(fixture.app)
         try:
-            yield await _site(browser, fixture, url, "ja")
+            yield await open_site(browser, fixture, url, "ja")
         finally:
             await runner.cleanup()
 
@@ -282,10 +198,10 @@ async def test_pages_work_under_the_ingress_prefix(
 ) -> None:
     data = copy_tiny_data(tmp_path / "data")
     async with web_service(data, model_cache) as fixture:
-        page_runner, page_url = await _serve(fixture.app)
-        proxy_runner, proxy_url = await _serve(ingress_proxy(page_url))
+        page_runner, page_url = await serve_app(fixture.app)
+        proxy_runner, proxy_url = await serve_app(ingress_proxy(page_url))
         try:
-            site = await _site(browser, fixture, proxy_url + INGRESS_PREFIX.lstrip("/"), "en")
+            site = await open_site(browser, fixture, proxy_url + INGRESS_PREFIX.lstrip("/"), "en")
             for path in PAGES.values():
                 # Home Assistant opens the add-on at the prefix without the trailing slash too.
                 await site.page.goto(site.url + ("/" + path if path else ""))
@@ -310,7 +226,8 @@ async def test_pages_work_under_the_ingress_prefix(
 async def test_download_button_installs_a_catalog_voice(
     tmp_path: Path, model_cache: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hf_server import HFTestServer, write_tiny_voice_fixture
+    from fake_repo import write_tiny_voice_fixture
+    from hf_server import HFTestServer
 
     template = next(iter(load_catalog().values()))
     catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}
@@ -319,9 +236,9 @@ async def test_download_button_installs_a_catalog_voice(
     with HFTestServer(tmp_path / "repo") as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
         async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx:
-            runner, url = await _serve(fx.app)
+            runner, url = await serve_app(fx.app)
             try:
-                site = await _site(browser, fx, url, "en")
+                site = await open_site(browser, fx, url, "en")
                 await site.open("")
                 card = site.page.locator('article[data-voice="tiny-dl"]')
                 await card.locator("button.download").click()

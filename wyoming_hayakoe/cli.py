@@ -7,9 +7,7 @@ answer at once. A bad value ends the program with one line on stderr and exit st
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
-import math
 import os
 import shlex
 import sys
@@ -19,6 +17,15 @@ from typing import NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
+from .cli_values import (
+    http_uri,
+    network,
+    non_negative_float,
+    positive_float,
+    positive_int,
+    ratio,
+    uri,
+)
 from .voices.hub import hub_offline
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
@@ -51,85 +58,6 @@ class OneLineArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _positive_float(text: str) -> float:
-    value = _float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    value = _float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    return value
-
-
-def _ratio(text: str) -> float:
-    value = _float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
-
-
-def _float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
-
-
-def _uri(text: str) -> str:
-    parsed = urlparse(text)
-    if parsed.scheme == "tcp":
-        try:
-            port = parsed.port
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
-        if not parsed.hostname or port is None:
-            raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
-    elif parsed.scheme == "unix":
-        if not parsed.path:
-            raise argparse.ArgumentTypeError(f"expected unix://PATH, got {text!r}")
-    elif parsed.scheme != "stdio":
-        raise argparse.ArgumentTypeError(
-            f"unsupported URI {text!r}: use tcp://HOST:PORT, unix://PATH or stdio://"
-        )
-    return text
-
-
-def _http_uri(text: str) -> str:
-    parsed = urlparse(text)
-    try:
-        port = parsed.port
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
-    if parsed.scheme != "tcp" or not parsed.hostname or port is None:
-        raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
-    return text
-
-
-def _network(text: str) -> str:
-    try:
-        ipaddress.ip_network(text, strict=False)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an IP address or network: {text!r}") from None
-    return text
-
-
 def build_parser() -> OneLineArgumentParser:
     parser = OneLineArgumentParser(
         prog="wyoming-hayakoe",
@@ -140,7 +68,7 @@ def build_parser() -> OneLineArgumentParser:
     add = parser.add_argument
     add(
         "--uri",
-        type=_uri,
+        type=uri,
         default=DEFAULT_URI,
         help=f"where to listen: tcp://HOST:PORT, unix://PATH or stdio:// (default: {DEFAULT_URI}, "
         "every interface). The Wyoming protocol has no authentication: anyone who can reach "
@@ -149,7 +77,7 @@ def build_parser() -> OneLineArgumentParser:
     )
     add(
         "--http-uri",
-        type=_http_uri,
+        type=http_uri,
         metavar="tcp://HOST:PORT",
         help="also serve the web page (voices, try, reading, dictionary) here, e.g. "
         f"{DEFAULT_HTTP_URI} (default: off). The page has no login: keep it on 127.0.0.1 or "
@@ -158,7 +86,7 @@ def build_parser() -> OneLineArgumentParser:
     add(
         "--http-allow",
         action="append",
-        type=_network,
+        type=network,
         metavar="ADDRESS",
         help="let only this address (or network, e.g. 192.168.1.0/24) use the web page; repeat "
         "for more (default: anyone who can reach --http-uri). Home Assistant's ingress proxy "
@@ -190,20 +118,20 @@ def build_parser() -> OneLineArgumentParser:
     add("--style", help="default style (default: the voice's Neutral style)")
     add(
         "--speed",
-        type=_positive_float,
+        type=positive_float,
         help="speech length scale: above 1 is slower (default: 1.0)",
     )
     add(
         "--sdp-ratio",
-        type=_ratio,
+        type=ratio,
         help="stochastic duration predictor ratio, 0 to 1 (default: 0.2)",
     )
-    add("--noise-scale", type=_non_negative_float, help="voice variation noise (default: 0.6)")
-    add("--noise-w", type=_non_negative_float, help="phoneme length noise (default: 0.8)")
-    add("--style-weight", type=_non_negative_float, help="strength of the style (default: 1.0)")
+    add("--noise-scale", type=non_negative_float, help="voice variation noise (default: 0.6)")
+    add("--noise-w", type=non_negative_float, help="phoneme length noise (default: 0.8)")
+    add("--style-weight", type=non_negative_float, help="strength of the style (default: 1.0)")
     add(
         "--samples-per-chunk",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_SAMPLES_PER_CHUNK,
         help=f"samples per audio-chunk event (default: {DEFAULT_SAMPLES_PER_CHUNK})",
     )
@@ -212,7 +140,7 @@ def build_parser() -> OneLineArgumentParser:
         action="store_true",
         help="do not accept streamed text (synthesize-start/chunk/stop)",
     )
-    add("--threads", type=_positive_int, help="CPU threads for ONNX Runtime (default: all cores)")
+    add("--threads", type=positive_int, help="CPU threads for ONNX Runtime (default: all cores)")
     add(
         "--cache-dir",
         type=Path,
@@ -222,7 +150,7 @@ def build_parser() -> OneLineArgumentParser:
     )
     add(
         "--audio-cache-mb",
-        type=_non_negative_float,
+        type=non_negative_float,
         default=32.0,
         help="memory for finished audio, so repeated announcements play at once "
         "(default: 32; 0 turns it off)",
@@ -234,13 +162,13 @@ def build_parser() -> OneLineArgumentParser:
     )
     add(
         "--max-text-length",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_MAX_TEXT_LENGTH,
         help=f"longest text accepted, in characters (default: {DEFAULT_MAX_TEXT_LENGTH})",
     )
     add(
         "--client-timeout",
-        type=_positive_float,
+        type=positive_float,
         default=DEFAULT_CLIENT_TIMEOUT,
         metavar="SECONDS",
         help="drop a client that accepts no data, or leaves an event it started unfinished, "

@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 
 import onnx
+from sbv2_fixture_files import AIVMX, SBV2_DIR, SBV2_ONNX
 
-HERE = Path(__file__).resolve().parents[1]
-AIVMX_FIXTURE = HERE / "fixtures" / "aivmx" / "test-voice.aivmx"
-SBV2_FIXTURE = HERE / "fixtures" / "sbv2-export" / "tiny-sbv2"
-SBV2_MODEL_NAME = "tiny-sbv2_e100_s2000.onnx"
+AIVMX_FIXTURE = AIVMX
+SBV2_FIXTURE = SBV2_DIR
+SBV2_MODEL_NAME = SBV2_ONNX.name
 
 AIVMX_VOICES = {"test-voice-0": ("テスト声 あおい", ["ノーマル", "喜び"])}
 AIVMX_VOICES["test-voice-1"] = ("テスト声 そら", ["ノーマル", "怒り"])
@@ -108,3 +108,25 @@ def sbv2_not_jp_extra(target: Path) -> Path:
     config["data"]["use_jp_extra"] = False
     config_path.write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
     return target
+
+
+BROKEN_AIVMX = ("truncated.aivmx", "bare.aivmx", "old.aivmx", "novectors.aivmx")
+"""The names ``add_broken_voices`` gives the broken AIVMX files in ``aivmx/``."""
+BROKEN_SBV2 = ("novectors", "older")
+"""The names of the broken SBV2 export folders in ``sbv2/``."""
+
+
+def add_broken_voices(root: Path) -> None:
+    """Broken AIVMX files (``BROKEN_AIVMX``: truncated, without metadata, of an older
+    architecture, without style vectors) and SBV2 exports (``BROKEN_SBV2``: without style
+    vectors, not JP-Extra) in the data dir ``root``."""
+    makers = (
+        truncated_aivmx,
+        aivmx_without_metadata,
+        aivmx_of_another_architecture,
+        aivmx_without_style_vectors,
+    )
+    for name, make in zip(BROKEN_AIVMX, makers, strict=True):
+        make(root / "aivmx" / name)
+    sbv2_without_style_vectors(root / "sbv2" / BROKEN_SBV2[0])
+    sbv2_not_jp_extra(root / "sbv2" / BROKEN_SBV2[1])

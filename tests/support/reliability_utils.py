@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tools.server_process import ServerProcess, start_server
+import pytest
+
+from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
 from tools.wyoming_requests import synthesize
 
 SHORT_TEXT = "はい。"
@@ -17,7 +19,11 @@ QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads"
 """Deterministic synthesis on one thread."""
 
 
-def abuse_server(log_dir: Path, client_timeout: float) -> ServerProcess:
+CLIENT_TIMEOUT = 3
+"""Seconds after which the abuse server drops a client that takes nothing."""
+
+
+def abuse_server(log_dir: Path, client_timeout: float = CLIENT_TIMEOUT) -> ServerProcess:
     """The tiny-voice server that abuse tests attack: every request really synthesizes (no
     audio cache), and clients are dropped after ``client_timeout`` seconds."""
     return start_server(
@@ -26,6 +32,20 @@ def abuse_server(log_dir: Path, client_timeout: float) -> ServerProcess:
         "--audio-cache-mb", "0",
         "--client-timeout", str(client_timeout),
     )  # fmt: skip
+
+
+def abuse_server_fixture() -> Callable[..., Iterator[ServerProcess]]:
+    """A module-scoped ``server`` fixture of an abuse test module: ``server =
+    abuse_server_fixture()``. Skips the module when the tiny voice is missing."""
+
+    @pytest.fixture(scope="module")
+    def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+        if not TINY_VOICE_DIR.is_dir():
+            pytest.skip("tests/fixtures/tiny-voice is missing")
+        with abuse_server(tmp_path_factory.mktemp("abuse")) as proc:
+            yield proc
+
+    return server
 
 
 MB = 1024 * 1024

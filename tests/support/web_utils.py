@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiohttp import web
+from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
@@ -25,6 +25,7 @@ from wyoming_hayakoe.web.backend import WebBackend
 from wyoming_hayakoe.web.uploads import UploadLimits
 
 MAX_TEXT = 400
+UPLOAD_LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)
 # Deterministic synthesis: the same request gives the same samples.
 QUIET = {"sdp_ratio": 0.0, "noise_scale": 0.0, "noise_scale_w": 0.0}
 
@@ -109,6 +110,25 @@ async def web_client(fixture: WebFixture) -> AsyncIterator[TestClient]:
         yield client
     finally:
         await client.close()
+
+
+@asynccontextmanager
+async def api_site(tmp_path: Path, cache: Path) -> AsyncIterator[tuple[WebFixture, TestClient]]:
+    """The web app on a copy of the tiny voice's data, and a test client of it."""
+    data = copy_tiny_data(tmp_path / "data")
+    async with (
+        web_service(data, cache, limits=UPLOAD_LIMITS) as fixture,
+        web_client(fixture) as client,
+    ):
+        yield fixture, client
+
+
+async def error_of(response: ClientResponse, status: int) -> str:
+    """The error message of a refused request, after checking its status."""
+    assert response.status == status, await response.text()
+    body = await response.json()
+    assert body["error"]
+    return str(body["error"])
 
 
 def parse_wav(data: bytes) -> tuple[int, bytes]:

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
-import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,15 +19,11 @@ from wyoming.tts import Synthesize, SynthesizeVoice
 from tools.benchmark.listening import listen
 from tools.benchmark.procinfo import Memory, memory
 from tools.benchmark.slow_board import command_prefix
+from tools.server_process import REPO_ROOT, server_env, start_server
 
 _LOGGER = logging.getLogger(__name__)
 
-REPO = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
-# The server logs this once the default voice is loaded; it listens before that (see
-# wyoming_hayakoe/__main__.py), so this line is its readiness signal.
-_READY = re.compile(r"(^|:)Ready$")
-_LISTENING = re.compile(r"Listening on ")
 
 
 @dataclass(frozen=True)
@@ -56,8 +48,8 @@ def server_options() -> set[str]:
     """The options ``python -m wyoming_hayakoe --help`` lists (they change as it grows)."""
     done = subprocess.run(
         [sys.executable, "-m", "wyoming_hayakoe", "--help"],
-        cwd=REPO,
-        env=_env(),
+        cwd=REPO_ROOT,
+        env=server_env(),
         capture_output=True,
         text=True,
         check=True,
@@ -65,100 +57,43 @@ def server_options() -> set[str]:
     return set(re.findall(r"--[a-z][a-z0-9-]*", done.stdout))
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("WYOMING_HAYAKOE_ARGS", None)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
 class Server:
-    """``python -m wyoming_hayakoe`` in a subprocess; its stderr goes to ``log_path``."""
+    """Our server, started by ``tools.server_process`` (pinned on a slow board) with its log
+    lines timed; its stderr goes to ``log_path``."""
 
     def __init__(
         self, data_dir: Path, voice: str, threads: int, log_path: Path, extra: tuple[str, ...] = ()
     ) -> None:
-        self.port = free_port()
         self.voice = voice
-        self.log_path = log_path
-        command = [
-            *command_prefix(),
-            sys.executable,
-            "-m",
-            "wyoming_hayakoe",
-            "--uri",
-            f"tcp://{HOST}:{self.port}",
-            "--data-dir",
-            str(data_dir),
-            "--voice",
-            voice,
-            "--local-files-only",
+        self.process = start_server(
+            log_path.parent,
             "--threads",
             str(threads),
             *extra,
-        ]
-        self._ready = threading.Event()
-        self.ready_s: float | None = None
-        self.listening_s: float | None = None
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(
-            command,
-            cwd=REPO,
-            env=_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            base_args=("--data-dir", str(data_dir), "--voice", voice, "--local-files-only"),
+            wrapper=tuple(command_prefix()),
+            log_name=log_path.name,
+            timed=True,
         )
-        self._reader = threading.Thread(target=self._read_log, daemon=True)
-        self._reader.start()
 
     @property
-    def pid(self) -> int:
-        return self.process.pid
+    def port(self) -> int:
+        return self.process.port
 
-    def _read_log(self) -> None:
-        assert self.process.stderr is not None
-        with self.log_path.open("ab") as log:
-            for raw in self.process.stderr:
-                now = time.perf_counter() - self.started
-                log.write(f"[{now:8.3f}] ".encode() + raw)
-                log.flush()
-                line = raw.decode(errors="replace").strip()
-                if self.listening_s is None and _LISTENING.search(line):
-                    self.listening_s = now
-                if self.ready_s is None and _READY.search(line):
-                    self.ready_s = now
-                    self._ready.set()
-        self._ready.set()  # the process ended: wake the waiter
+    @property
+    def listening_s(self) -> float | None:
+        """Seconds from the process start to its "Listening on" line."""
+        return self.process.seen_s("listening")
 
     def wait_ready(self, timeout: float = 600) -> float:
         """Seconds from the process start to the server's readiness line."""
-        self._ready.wait(timeout)
-        if self.ready_s is None:
-            tail = self.log_path.read_text(errors="replace")[-3000:]
-            self.stop()
-            raise RuntimeError(f"server on port {self.port} did not get ready:\n{tail}")
-        return self.ready_s
+        return self.process.wait_ready(timeout)
 
     def memory(self) -> Memory:
-        return memory(self.pid)
+        return memory(self.process.pid)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self._reader.join(5)
+        self.process.stop()
 
     def describe(self) -> Info:
         return asyncio.run(_describe(self.port))

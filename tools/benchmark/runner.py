@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from tools.benchmark import voices, wybench
-from tools.benchmark.ours import REPO, Server, voice_installed
+from tools.benchmark.ours import Server, voice_installed
 from tools.benchmark.reference import Reference
 from tools.benchmark.results import Results, Start, TextTimings
 from tools.benchmark.texts import TEXTS, BenchText, announcement
+from tools.server_process import REPO_ROOT
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -260,7 +261,9 @@ def parity_phase(cfg: Config, res: Results) -> None:
         str(pcm_path),
     ]
     with cfg.log("parity.log").open("wb") as log:
-        done = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=log, check=False)
+        done = subprocess.run(
+            command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=log, check=False
+        )
     if done.returncode != 0:
         res.parity = {"error": f"parity check failed (exit {done.returncode}), see parity.log"}
         return

@@ -24,6 +24,7 @@ from wyoming.info import Info
 from ..engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
 from ..runtime.self_check import SelfCheckResult
+from ..text.frontend import TextFrontend
 from ..voices.store import VoiceStore
 from .info import build_info
 from .voice_names import VoiceNames, request_params
@@ -194,6 +195,13 @@ class TtsService:
             )
             for name, voice in self._voices.items()
         }
+
+    async def text_frontend(self) -> TextFrontend:
+        """The engine's text front-end with the user dictionary's words in effect; an edited
+        dictionary is compiled first, on a worker thread, outside the CPU slot."""
+        engine = await self._engine()
+        await self._workers.load(engine.refresh_user_dictionary)
+        return engine.frontend
 
     # ----- synthesis -----
 

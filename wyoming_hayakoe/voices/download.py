@@ -5,7 +5,7 @@ interruption, checked against the size and sha256 the server announces, flushed 
 disk and only then renamed to ``dest``. Nothing downloaded is ever executed.
 
 Why not ``huggingface_hub.hf_hub_download``: measured with huggingface_hub 2.4.0 against
-tests/hf_server.py, it moves a body of the announced size whose sha256 differs from the
+tests/support/hf_server.py, it moves a body of the announced size whose sha256 differs from the
 announced ``X-Linked-Etag`` into the destination (it checks the size only), and it deletes the
 partial file of a failed call, so an interrupted 500 MB BERT starts again from byte 0 at the
 next start (within one call it resumes at 10 MiB boundaries). This module refuses the first
@@ -24,103 +24,23 @@ import re
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urljoin
 
 from ..errors import DownloadError
-from .hub import (
-    OFFLINE_ENV,
-    CheckedRedirects,
-    NoRedirects,
-    check_redirect,
-    check_url,
-    hub_offline,
+from .hub import CheckedRedirects
+from .remote_file import (
+    DownloadOptions,
+    RemoteFile,
+    fetch_remote_info,
+    http_error,
+    request_headers,
 )
 
 _LOGGER = logging.getLogger(__name__)
 
-_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _CONTENT_RANGE_RE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
-_MAX_HEAD_REDIRECTS = 5
 _MB = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class DownloadOptions:
-    """Knobs of the downloader; the defaults suit the real server."""
-
-    timeout: float = 30.0  # seconds without progress on one socket operation
-    progress_interval: float = 5.0  # seconds between progress log lines
-    allow_insecure_http: bool = False  # plain http to a non-loopback host
-    retries: int = 2  # extra attempts (each resumes) after a dropped connection
-    chunk_size: int = 1 << 20
-    user_agent: str = "wyoming-hayakoe"
-
-
-@dataclass(frozen=True)
-class RemoteFile:
-    """What the server says about a file before we fetch it."""
-
-    url: str
-    size: int | None
-    sha256: str | None
-    commit: str | None = None
-    """The repository commit the server resolved the revision to (``X-Repo-Commit``)."""
-
-
-def _headers(options: DownloadOptions) -> dict[str, str]:
-    # identity: the size we check is the size of the file, not of a compressed body
-    return {"User-Agent": options.user_agent, "Accept-Encoding": "identity"}
-
-
-def _http_error(err: urllib.error.HTTPError, url: str) -> DownloadError:
-    if err.code == 404:
-        return DownloadError(f"voice file not found on server: {url}")
-    if 500 <= err.code < 600:
-        return DownloadError(f"server error HTTP {err.code} ({err.reason}) for {url}; retry later")
-    return DownloadError(f"server answered HTTP {err.code} ({err.reason}) for {url}")
-
-
-def _parse_meta(url: str, headers: Any) -> RemoteFile:
-    etag = headers.get("X-Linked-Etag") or headers.get("ETag") or ""
-    etag = etag.strip().removeprefix("W/").strip('"').lower()
-    size_text = headers.get("X-Linked-Size") or headers.get("Content-Length")
-    size = int(size_text) if size_text and size_text.isdigit() else None
-    commit = headers.get("X-Repo-Commit") or None
-    return RemoteFile(url, size, etag if _SHA256_RE.match(etag) else None, commit)
-
-
-def fetch_remote_info(url: str, options: DownloadOptions) -> RemoteFile | None:
-    """HEAD the file; None if the server says 404. Raises DownloadError on other failures."""
-    if hub_offline():
-        raise DownloadError(f"{OFFLINE_ENV} is set: not downloading {url}")
-    check_url(url, options.allow_insecure_http)
-    opener = urllib.request.build_opener(NoRedirects())
-    current = url
-    for _ in range(_MAX_HEAD_REDIRECTS):
-        req = urllib.request.Request(current, headers=_headers(options), method="HEAD")
-        try:
-            with opener.open(req, timeout=options.timeout) as resp:
-                return _parse_meta(url, resp.headers)
-        except urllib.error.HTTPError as err:
-            if err.code == 404:
-                return None
-            if err.code in (405, 501):  # no HEAD support: learn the size from the GET
-                return RemoteFile(url, None, None)
-            if err.code not in (301, 302, 303, 307, 308):
-                raise _http_error(err, url) from None
-            if err.headers.get("X-Linked-Size"):
-                return _parse_meta(url, err.headers)  # LFS file: the Hub answers here
-            location = err.headers.get("Location")
-            if not location:
-                raise _http_error(err, url) from None
-            check_redirect(current, urljoin(current, location), options.allow_insecure_http)
-            current = urljoin(current, location)
-        except (OSError, http.client.HTTPException) as err:
-            raise DownloadError(f"cannot reach the server for {url}: {err}") from err
-    raise DownloadError(f"too many redirects while looking up {url}")
 
 
 class _Progress:
@@ -197,7 +117,7 @@ def _transfer(
             return start, _hash_file(part)
         except OSError as err:
             raise disk_error(err, part) from err
-    headers = _headers(options)
+    headers = request_headers(options)
     if start:
         headers["Range"] = f"bytes={start}-"
     opener = urllib.request.build_opener(CheckedRedirects(options.allow_insecure_http))
@@ -208,7 +128,7 @@ def _transfer(
         if err.code == 416 and start:  # our .part is no prefix of the file any more
             part.unlink()
             raise ConnectionError("server refused the resume range; starting over") from None
-        raise _http_error(err, url) from None
+        raise http_error(err, url) from None
     with resp:
         if resp.status == 206:
             match = _CONTENT_RANGE_RE.match(resp.headers.get("Content-Range", ""))

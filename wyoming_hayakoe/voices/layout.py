@@ -109,3 +109,11 @@ def present_voice_files(folder: Path) -> list[Path]:
         for name in _names(required)
         if (folder / name).is_file()
     ]
+
+
+def resolves_inside(root: Path, path: Path) -> bool:
+    """True if ``path``, with every symlink resolved, stays under ``root``."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # unreadable or a symlink loop
+        return False

@@ -7,7 +7,6 @@ voices work too.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
@@ -15,7 +14,6 @@ from pathlib import Path
 
 from ..errors import DownloadError, UnknownVoiceError
 from .catalog import (
-    CatalogFile,
     CatalogVoice,
     catalog_repository,
     is_valid_voice_name,
@@ -24,36 +22,25 @@ from .catalog import (
     validate_voice_name,
 )
 from .discovery import discover, warn_once
-from .download import DownloadOptions, disk_error, download_file, fetch_remote_info
-from .hub import OFFLINE_ENV, hub_offline, repo_file_url, resolve_endpoint
+from .download import disk_error
+from .hub import OFFLINE_ENV, hub_offline
 from .layout import (
     BERT_MODEL_PATH,
     SPEAKERS_DIR,
     TOKENIZER_FAST_PATH,
     TOKENIZER_VOCAB_PATH,
-    external_data_file,
     missing_voice_files,
     present_voice_files,
     required_voice_files_text,
+    resolves_inside,
 )
 from .locking import folder_lock
+from .remote_file import DownloadOptions
+from .repo_download import RepoDownloader
 from .sources import VoiceSource, hayakoe_source
 
 _LOGGER = logging.getLogger(__name__)
 _NAMES_SHOWN = 8
-_COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
-
-
-def _remote(prefix: str, name: str) -> str:
-    return f"{prefix}/{name}" if prefix else name
-
-
-def _inside(root: Path, path: Path) -> bool:
-    """True if ``path``, with every symlink resolved, stays under ``root``."""
-    try:
-        return path.resolve().is_relative_to(root.resolve())
-    except (OSError, RuntimeError):  # unreadable or a symlink loop
-        return False
 
 
 class VoiceStore:
@@ -75,11 +62,11 @@ class VoiceStore:
         self._download_dir = Path(download_dir) if download_dir else self._data_dirs[0]
         if self._download_dir not in self._data_dirs:
             self._data_dirs.append(self._download_dir)  # what we download must be found again
-        self._endpoint = endpoint
         self._local_files_only = local_files_only or hub_offline()
         self._catalog = dict(catalog) if catalog is not None else load_catalog()
-        self._options = options or DownloadOptions()
-        self._repo, self._revision = catalog_repository()
+        self._downloader = RepoDownloader(
+            endpoint, options or DownloadOptions(), *catalog_repository()
+        )
         self._lock = threading.Lock()  # one download of a given file at a time
 
     @property
@@ -157,7 +144,7 @@ class VoiceStore:
         paths = [folder / f for f in files]
         if not all(p.is_file() for p in paths):
             return False
-        if not all(_inside(root, p) for p in [folder, *paths]):
+        if not all(resolves_inside(root, p) for p in [folder, *paths]):
             _LOGGER.warning(
                 "Ignoring %s: it (or a file in it) is a symlink that leads outside %s",
                 folder,
@@ -175,7 +162,7 @@ class VoiceStore:
             return None
         for root in self._data_dirs:
             folder = root / SPEAKERS_DIR / name
-            if folder.is_dir() and _inside(root, folder):
+            if folder.is_dir() and resolves_inside(root, folder):
                 return folder, missing_voice_files(folder)
         return None
 
@@ -208,7 +195,9 @@ class VoiceStore:
                 raise DownloadError(self._not_on_disk_text(name))
             folder = self._safe_target(f"{SPEAKERS_DIR}/{name}")
             with self._locked(folder):
-                self._fetch(f"{SPEAKERS_DIR}/{name}", folder, voice.files, f"voice {name}")
+                self._downloader.fetch(
+                    f"{SPEAKERS_DIR}/{name}", folder, voice.files, f"voice {name}"
+                )
             if not self._complete_voice(self._download_dir, folder):
                 raise DownloadError(f"voice {name!r} is still incomplete in {folder}")
             return folder
@@ -229,68 +218,8 @@ class VoiceStore:
                 )
             target = self._safe_target("")
             with self._locked(target):
-                self._fetch("", target, load_bert_files(), "the shared BERT model")
+                self._downloader.fetch("", target, load_bert_files(), "the shared BERT model")
             return target
-
-    def _fetch(self, prefix: str, folder: Path, files: Iterable[CatalogFile], what: str) -> None:
-        endpoint = resolve_endpoint(self._endpoint)
-        needed = [f for f in files if not any(self._present(folder, n) for n in f.names)]
-        if not needed:  # another process finished it while this one waited for the lock
-            return
-        _LOGGER.info("Downloading %s from %s into %s", what, endpoint, folder)
-        commit = self._resolve_commit(endpoint, prefix, needed[-1])
-        for item in needed:  # the catalog lists the defining file last
-            if any(self._fetch_model(endpoint, prefix, folder, n, commit) for n in item.names):
-                continue
-            remote = " or ".join(_remote(prefix, n) for n in item.names)
-            if not item.optional:
-                raise DownloadError(f"voice file not found on server: {remote}")
-            _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
-
-    def _resolve_commit(self, endpoint: str, prefix: str, item: CatalogFile) -> str | None:
-        """The commit the catalog's revision stands for on the server, so every file of one
-        download comes from the same commit (None from a server that does not say)."""
-        for name in item.names:
-            url = repo_file_url(endpoint, self._repo, self._revision, _remote(prefix, name))
-            meta = fetch_remote_info(url, self._options)
-            if meta is None:
-                continue
-            pinned = self._revision if _COMMIT_RE.match(self._revision) else None
-            if pinned and meta.commit and meta.commit != pinned:
-                raise DownloadError(
-                    f"the server answers {url} from commit {meta.commit}, but the catalog "
-                    f"pins {self._repo} to {pinned}"
-                )
-            if meta.commit and _COMMIT_RE.match(meta.commit):
-                _LOGGER.info("%s at %s is commit %s", self._repo, self._revision, meta.commit)
-                return meta.commit
-            return pinned
-        return None
-
-    def _fetch_model(
-        self, endpoint: str, prefix: str, folder: Path, name: str, commit: str | None
-    ) -> bool:
-        """Download ``name`` (an ONNX model with its external weights first); False if the
-        server has no such file."""
-        names = [name]
-        if name.endswith(".onnx"):
-            names.insert(0, external_data_file(Path(name)).as_posix())
-        revision = commit or self._revision
-        for index, current in enumerate(names):
-            if self._present(folder, current):
-                continue
-            url = repo_file_url(endpoint, self._repo, revision, _remote(prefix, current))
-            if not download_file(
-                url, folder / current, self._options, missing_ok=True, commit=commit
-            ):
-                if index == len(names) - 1:
-                    return False
-                _LOGGER.debug("%s has no external data on the server", url)
-        return True
-
-    @staticmethod
-    def _present(folder: Path, name: str) -> bool:
-        return (folder / name).is_file() and _inside(folder, folder / name)
 
     @staticmethod
     def _locked(folder: Path) -> AbstractContextManager[None]:
@@ -305,7 +234,7 @@ class VoiceStore:
         """``download_dir / relative``, refused if a symlink on the way leads elsewhere."""
         root = self._download_dir
         target = root / relative if relative else root
-        if not _inside(root, target):
+        if not resolves_inside(root, target):
             raise DownloadError(
                 f"refusing to write into {target}: it resolves to {target.resolve()}, "
                 f"outside the data directory {root.resolve()}"

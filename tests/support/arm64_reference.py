@@ -1,0 +1,74 @@
+"""What the arm64 tests (test_arm64_subset.py) compare across CPUs, and the writer of the
+x86_64 reference that ``script/test-arm64`` hands them:
+
+    python tests/support/arm64_reference.py --write-reference ref.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
+from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine.synthesizer import synthesize
+
+TINY_ROOT = TINY_VOICE_ROOT
+SENTENCE = "こんにちは、今日は良い天気ですね。"
+# Zero noise: the synthesizer's random draws are multiplied by 0, so the audio is a pure
+# function of the weights and the float arithmetic of the CPU.
+DETERMINISTIC = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
+# The FP32 synthesizer, given the same BERT features, must agree across CPUs to float noise.
+SYNTHESIZER_TOLERANCE = 1e-4
+# The INT8 BERT does not: ONNX Runtime's x86_64 and ARM kernels differ in the float steps around
+# the integer matrix products (dynamic quantization of activations, softmax, layer norm), and a
+# value landing on the other side of a quantization step changes by a whole step. Measured on
+# the tiny voice: features 0.4 % of their range apart, audio 7e-4; the bounds leave room.
+FEATURES_RELATIVE_TOLERANCE = 0.02
+AUDIO_TOLERANCE = 5e-3
+
+
+def compute(engine: Engine) -> dict[str, np.ndarray]:
+    """Everything compared across architectures, for SENTENCE."""
+    phonemes = engine.frontend.phonemize(SENTENCE)
+    voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
+    audio = [s.audio for s in engine.render(voice, SENTENCE, DETERMINISTIC)]
+    return {
+        "phone_ids": np.asarray(phonemes.phone_ids),
+        "tone_ids": np.asarray(phonemes.tone_ids),
+        "word2ph": np.asarray(phonemes.word2ph),
+        "token_ids": np.asarray(engine.frontend.token_ids(phonemes.bert_text)),
+        "features": engine.features(phonemes),
+        "audio": np.concatenate(audio).astype(np.float32),
+        "machine": np.asarray(platform.machine()),
+    }
+
+
+def synthesize_from(engine: Engine, features: np.ndarray) -> np.ndarray:
+    """SENTENCE's audio from the synthesizer alone, given its BERT features."""
+    voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
+    phonemes = engine.frontend.phonemize(SENTENCE)
+    style = voice.style_vector(DETERMINISTIC.style, DETERMINISTIC.style_weight)
+    windows = synthesize(voice, phonemes, features, style, DETERMINISTIC)
+    return np.concatenate(list(windows)).astype(np.float32)
+
+
+def write_reference(path: Path) -> None:
+    engine = Engine(TINY_ROOT, threads=1)
+    data = compute(engine)
+    data["synthesizer_audio"] = synthesize_from(engine, data["features"])
+    np.savez(path, **data)  # type: ignore[arg-type]
+    sys.stdout.write(
+        f"{path}: {len(data['audio'])} samples, {len(data['phone_ids'])} phonemes "
+        f"({platform.machine()})\n"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Write the host's reference for the arm64 tests.")
+    parser.add_argument("--write-reference", type=Path, required=True, metavar="NPZ")
+    write_reference(parser.parse_args().write_reference)

@@ -1,0 +1,96 @@
+"""Helpers of the browser tests (test_web_browser.py): the page served on 127.0.0.1, a
+small stand-in for Home Assistant's ingress proxy, and a browser tab that records errors."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import ClientSession, web
+from web_utils import WebFixture
+
+from tools.server_process import REPO_ROOT
+
+INGRESS_PREFIX = "/api/hassio_ingress/Xy9-token_123"
+ARTIFACTS = Path(os.environ.get("WYOMING_HAYAKOE_ARTIFACTS", REPO_ROOT / "test-artifacts" / "web"))
+DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
+
+
+@dataclass
+class Site:
+    fixture: WebFixture
+    url: str  # ends with "/"
+    page: Any  # playwright Page
+    errors: list[str]
+
+    def open(self, path: str) -> Any:
+        return self.page.goto(self.url + path)
+
+    async def shot(self, name: str, docs: bool = False) -> None:
+        """A screenshot as a test artifact (and for the README, when asked to update those)."""
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        await self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        if docs and os.environ.get("WYOMING_HAYAKOE_UPDATE_SCREENSHOTS") == "1":
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            await self.page.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+async def serve_app(app: web.Application) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, f"http://127.0.0.1:{port}/"
+
+
+def ingress_proxy(target: str) -> web.Application:
+    """Home Assistant's ingress in small: ``PREFIX/...`` forwarded to the page's ``/...``
+    with ``X-Ingress-Path``, the answer streamed back."""
+
+    async def forward(request: web.Request) -> web.StreamResponse:
+        path = request.match_info.get("tail", "")
+        headers = {
+            key: value
+            for key, value in request.headers.items()
+            if key.lower() not in ("host", "content-length", "transfer-encoding")
+        }
+        headers["X-Ingress-Path"] = INGRESS_PREFIX
+        async with (
+            ClientSession(auto_decompress=False) as session,
+            session.request(
+                request.method,
+                target + path + (f"?{request.query_string}" if request.query_string else ""),
+                headers=headers,
+                data=await request.read(),
+            ) as upstream,
+        ):
+            response = web.StreamResponse(status=upstream.status)
+            for key, value in upstream.headers.items():
+                if key.lower() not in ("content-length", "transfer-encoding", "server", "date"):
+                    response.headers[key] = value
+            await response.prepare(request)
+            async for block in upstream.content.iter_any():
+                await response.write(block)
+            await response.write_eof()
+            return response
+
+    app = web.Application(client_max_size=64 << 20)
+    app.router.add_route("*", INGRESS_PREFIX, forward)
+    app.router.add_route("*", INGRESS_PREFIX + "/{tail:.*}", forward)
+    return app
+
+
+async def open_site(browser: Any, fixture: WebFixture, url: str, language: str) -> Site:
+    context = await browser.new_context(
+        viewport={"width": 1100, "height": 800}, locale=language,
+        extra_http_headers={"Accept-Language": language},
+    )  # fmt: skip
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} {r.failure}"))
+    return Site(fixture, url, page, errors)

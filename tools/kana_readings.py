@@ -1,0 +1,147 @@
+"""Katakana readings of written numbers, days and numbers before a unit, spelled out here
+independently of the package: the expected side of tests/data/units_corpus.tsv
+(units_corpus.py) and of its tests."""
+
+from __future__ import annotations
+
+import itertools
+
+_DIGITS = ["", "イチ", "ニ", "サン", "ヨン", "ゴ", "ロク", "ナナ", "ハチ", "キュー"]
+_TENS = ["", "ジュー"] + [d + "ジュー" for d in _DIGITS[2:]]
+_HUNDREDS = [
+    "",
+    "ヒャク",
+    "ニヒャク",
+    "サンビャク",
+    "ヨンヒャク",
+    "ゴヒャク",
+    "ロッピャク",
+    "ナナヒャク",
+    "ハッピャク",
+    "キューヒャク",
+]
+_THOUSANDS = [
+    "",
+    "セン",
+    "ニセン",
+    "サンゼン",
+    "ヨンセン",
+    "ゴセン",
+    "ロクセン",
+    "ナナセン",
+    "ハッセン",
+    "キューセン",
+]
+_DECIMAL_DIGITS = ["ゼロ", "イチ", "ニー", "サン", "ヨン", "ゴー", "ロク", "ナナ", "ハチ", "キュー"]
+_GEMINATING = {
+    "イチ": "イッ",
+    "ハチ": "ハッ",
+    "ジュー": "ジュッ",
+    "ヒャク": "ヒャッ",
+    "ロク": "ロッ",
+}
+_VOICELESS = set("カキクケコサシスセソタチツテトパピプペポ")
+_DAYS = {
+    1: "イチニチ",
+    2: "フツカ",
+    3: "ミッカ",
+    4: "ヨッカ",
+    5: "イツカ",
+    6: "ムイカ",
+    7: "ナノカ",
+    8: "ヨーカ",
+    9: "ココノカ",
+    10: "トーカ",
+    14: "ジューヨッカ",
+    20: "ハツカ",
+}
+
+
+def _below_10000(n: int) -> str:
+    parts = [_THOUSANDS[n // 1000], _HUNDREDS[n // 100 % 10], _TENS[n // 10 % 10]]
+    return "".join(parts) + _DIGITS[n % 10]
+
+
+def integer_kana(n: int) -> str:
+    if n == 0:
+        return "ゼロ"
+    words = ""
+    for size, name in ((10**8, "オク"), (10**4, "マン")):
+        if n >= size:
+            words += _below_10000(n // size) + name
+            n %= size
+    return words + _below_10000(n)
+
+
+def _geminated(kana: str) -> list[str]:
+    """``kana`` and, if it ends in イチ, ハチ, ジュー, ヒャク or ロク, its geminated form."""
+    for ending, short in _GEMINATING.items():
+        if kana.endswith(ending):
+            return [kana[: -len(ending)] + short, kana]
+    return [kana]
+
+
+def number_kana(text: str) -> list[str]:
+    """Readings of a written number (``-1,013.2``), the usual one first."""
+    sign = "マイナス" if text.startswith(("-", "−")) else ""
+    whole, _, fraction = text.lstrip("-−").replace(",", "").partition(".")
+    integer = integer_kana(int(whole))
+    if not fraction:
+        return [sign + integer] if integer != "ゼロ" else [sign + "ゼロ", sign + "レー"]
+    if len(fraction) == 1:
+        decimals = "ゼロ" if fraction == "0" else _DIGITS[int(fraction)]
+    else:
+        decimals = "".join(_DECIMAL_DIGITS[int(d)] for d in fraction)
+    wholes = ["レー", "ゼロ"] if integer == "ゼロ" else _geminated(integer)
+    if integer.endswith(("ロク", "ヒャク")):
+        wholes.reverse()  # ろくてん, ひゃくてん are the usual ones
+    return [sign + w + "テン" + decimals for w in wholes]
+
+
+def _counted(kana: str, placeholder: str, unit_start: str) -> list[str]:
+    """The last number of a reading before its unit: 分 (イップン), 日 (ミッカ), 年 (ヨネン)."""
+    if placeholder == "g":
+        forms = _geminated(kana)
+        return forms if unit_start in _VOICELESS else [kana]
+    if placeholder == "m":
+        for ending, forms in (
+            ("イチ", ["イップン"]),
+            ("ロク", ["ロップン"]),
+            ("ハチ", ["ハップン", "ハチフン"]),
+            ("ジュー", ["ジュップン", "ジップン"]),
+            ("ヒャク", ["ヒャップン"]),
+        ):
+            if kana.endswith(ending):
+                return [kana[: -len(ending)] + f for f in forms]
+        return [kana + ("プン" if kana.endswith(("サン", "ヨン", "セン", "マン")) else "フン")]
+    if placeholder == "k" and "テン" not in kana:
+        for ending, forms in (
+            ("ヨン", ["ヨ"]),
+            ("ナナ", ["ナナ", "シチ"]),
+            ("キュー", ["ク", "キュー"]),
+        ):
+            if kana.endswith(ending):
+                return [kana[: -len(ending)] + f for f in forms]
+    return [kana]
+
+
+def _day_kana(number: str) -> list[str]:
+    if "." not in number and int(number.replace(",", "")) in _DAYS:
+        return [_DAYS[int(number)]]
+    return [k + "ニチ" for k in number_kana(number)]
+
+
+def readings(template: str, first: str | None, last: str) -> list[str]:
+    """Expected readings of ``template`` (ha_units.tsv) for a number or a range of two."""
+    results: list[str] = []
+    for alternative in template.split("|"):
+        head, _, rest = alternative.partition("{")
+        placeholder, _, tail = rest.partition("}")
+        if placeholder == "d":
+            lasts = _day_kana(last)
+        else:
+            lasts = [c for k in number_kana(last) for c in _counted(k, placeholder, tail[:1])]
+        firsts = [k + "カラ" for k in number_kana(first)] if first is not None else [""]
+        for a, b in itertools.product(firsts, lasts):
+            results.append(head + a + b + tail)
+    return list(dict.fromkeys(results))

@@ -1,0 +1,81 @@
+"""The voice list the Voices page shows: every catalog and installed voice with its details
+(styles, size, license, the self-check of a loaded voice). Blocking: it reads the disk."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import HayakoeError
+from ..server.service import TtsService
+from ..voices.sources import VoiceSource
+
+
+def voice_list(
+    service: TtsService, downloading: set[str], deletable: Callable[[str, Path], bool]
+) -> list[dict[str, Any]]:
+    """The page's voices, installed first. ``downloading``: names with a download running;
+    ``deletable(name, folder)``: whether the page may delete an installed HayaKoe folder."""
+    store, settings = service.store, service.settings
+    installed = store.sources()  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
+    catalog = store.catalog
+    names = set(installed) if settings.local_files_only else set(catalog) | set(installed)
+    loaded = service.loaded_voices()
+    voices = []
+    for name in sorted(names):
+        known = catalog.get(name)
+        source = installed.get(name)
+        credit = source.credit if source is not None and source.credit else ("", "")
+        item: dict[str, Any] = {
+            "name": name,
+            "description": known.description if known else "",
+            "license": known.license if known else "",
+            "attribution_name": known.attribution_name if known else credit[0],
+            "attribution_url": known.attribution_url if known else credit[1],
+            "in_catalog": known is not None,
+            "installed": source is not None,
+            "default": name == settings.default_voice,
+            "styles": list(known.styles) if known else [],
+            "speakers": [],
+            "sample_rate": None,
+            "size_bytes": None,
+            "deletable": False,
+        }
+        if source is not None:
+            item.update(installed_details(source))
+            if not known:
+                item["description"] = source.description
+                item["license"] = source.license or ""
+            # Only HayaKoe folders are deleted here; other files are the user's to remove.
+            item["deletable"] = source.kind == "hayakoe" and deletable(name, source.path)
+        status = loaded.get(name)
+        if status is not None:
+            item["self_check"] = status.self_check
+            item["self_check_passed"] = status.self_check_passed
+            item["decode_speed"] = status.decode_speed
+        if name in downloading:
+            item["downloading"] = True
+        voices.append(item)
+    return sorted(voices, key=lambda v: (not v["installed"], v["name"]))
+
+
+def installed_details(source: VoiceSource) -> dict[str, Any]:
+    """Styles, speakers, sample rate and size on disk of an installed voice."""
+    details: dict[str, Any] = {}
+    try:
+        config = source.read_config()
+        details["styles"] = sorted(config.styles, key=config.styles.__getitem__)
+        details["speakers"] = sorted(config.speakers, key=config.speakers.__getitem__)
+        details["sample_rate"] = config.sample_rate
+    except HayakoeError as err:
+        details["config_error"] = str(err)
+    paths = [source.path] if source.path.is_file() else source.path.rglob("*")
+    size = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                size += path.stat().st_size
+    details["size_bytes"] = size
+    return details

@@ -21,3 +21,21 @@ def test_a_late_chunk_makes_the_listener_wait() -> None:
 
 def test_nothing_heard() -> None:
     assert listen([]).end_s == 0.0
+
+
+def test_the_ideal_schedule_cannot_sound_before_the_first_latent() -> None:
+    from tools.benchmark.ours import Sample
+    from tools.benchmark.report import _ideal_rows
+    from tools.benchmark.results import TextTimings
+
+    fast = Sample(first_s=0.5, total_s=2.0, audio_s=5.0, listening_end_s=5.6, first_latent_s=0.3)
+    rows = {row.metric: row for row in _ideal_rows("reply", TextTimings(ours=[fast]))}
+    first = rows["first audio vs ideal schedule, reply"]
+    assert first.reference == "0.300 s" and first.ratio == "+0.20 s" and first.met == "yes"
+    end = rows["listening ends vs ideal schedule, reply"]
+    assert end.reference == "5.300 s" and end.ratio == "+0.30 s"
+    # Below real time the end of decoding decides; without --debug, the latent counts as 0.
+    slow = Sample(first_s=4.0, total_s=8.0, audio_s=5.0, listening_end_s=9.5)
+    rows = {row.metric: row for row in _ideal_rows("reply", TextTimings(ours=[slow]))}
+    assert rows["first audio vs ideal schedule, reply"].reference == "3.000 s"
+    assert rows["listening ends vs ideal schedule, reply"].met == "NO"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import subprocess
@@ -24,6 +25,7 @@ from tools.server_process import REPO_ROOT, server_env, start_server
 _LOGGER = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+_FIRST_LATENT = re.compile(r"Schedule: .*first latent after ([0-9.]+) s")
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class Sample:
     """When a client playing chunks as they arrive has played the last one (listening.py)."""
     longest_silence_s: float = float("nan")
     """Longest pause such a client has to make, waiting for the next chunk."""
+    first_latent_s: float = float("nan")
+    """When the first sentence's latent existed, from the server's ``--debug`` schedule line:
+    no schedule can sound sooner (nan without ``--debug``)."""
 
     @property
     def speed(self) -> float:
@@ -99,7 +104,17 @@ class Server:
         return asyncio.run(_describe(self.port))
 
     def synthesize(self, text: str, voice: str | None = None, keep_pcm: bool = False) -> Sample:
-        return asyncio.run(_synthesize(self.port, text, voice, keep_pcm))
+        seen = len(self._first_latents())
+        sample = asyncio.run(_synthesize(self.port, text, voice, keep_pcm))
+        deadline = time.monotonic() + 2.0
+        while (latents := self._first_latents())[seen:] == [] and time.monotonic() < deadline:
+            time.sleep(0.02)  # the log is copied by a thread: the line may trail the audio
+        if len(latents) > seen:
+            sample = dataclasses.replace(sample, first_latent_s=latents[-1])
+        return sample
+
+    def _first_latents(self) -> list[float]:
+        return [float(v) for v in _FIRST_LATENT.findall(self.process.log())]
 
 
 def _client(port: int) -> AsyncTcpClient:

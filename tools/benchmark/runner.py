@@ -124,8 +124,10 @@ def startup_phase(cfg: Config, res: Results) -> tuple[Server, Reference]:
 
 def start_timing_server(cfg: Config) -> Server:
     """Our server for timing synthesis: as a user starts it, but with the audio cache off, so
-    that the same text in every round is synthesized again."""
-    server = Server(cfg.root, cfg.voice, cfg.threads, cfg.log("ours-timing.log"), cfg.uncached)
+    that the same text in every round is synthesized again, and debug lines on."""
+    # --debug: its schedule line says when the first latent existed (the ideal-schedule rows).
+    extra = (*cfg.uncached, "--debug")
+    server = Server(cfg.root, cfg.voice, cfg.threads, cfg.log("ours-timing.log"), extra)
     try:
         server.wait_ready()
     except BaseException:

@@ -42,29 +42,38 @@ def _files(cache: Path) -> dict[str, bytes]:
 
 
 def test_the_server_process_only_loads_what_children_prepared(tmp_path: Path) -> None:
-    # The first start has every model prepared by a child; a second finds them all ready.
+    # The first start has every model prepared, checked and calibrated by a child; a second
+    # finds them all ready. Neither imports onnx: only children edit or read graphs.
     code = (
-        "import logging; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
+        "import logging, sys; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
         "logging.basicConfig(level=logging.INFO);"
         f"e = Engine(Path({str(ROOT)!r}), threads=1, cache_dir=Path({str(tmp_path)!r}));"
-        f"e.load_voice(Path({str(VOICE_DIR)!r}))"
+        f"v = e.load_voice(Path({str(VOICE_DIR)!r})); e.gain(v);"
+        "list(e.synthesize(v, 'はい。'));"
+        "print('onnx imported' if 'onnx' in sys.modules else 'no onnx')"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
 
-    def start() -> str:
+    def start() -> tuple[str, str]:
         done = subprocess.run(
             [sys.executable, "-c", code], check=True, env=env, cwd=REPO, capture_output=True,
             text=True,
         )  # fmt: skip
-        return done.stderr
+        return done.stdout, done.stderr
 
-    first = start()
-    for step in ("split", "stages", "optimize"):
+    out, first = start()
+    assert out.strip() == "no onnx", "a first start imported onnx in the server process"
+    for step in ("split", "self-check", "calibrate", "optimize"):
         assert f"({step}, in a child process)" in first
-    assert "in a child process" not in start(), "a second start prepared again"
+    out, second = start()
+    assert out.strip() == "no onnx"
+    assert "in a child process" not in second, "a second start prepared again"
     assert any(tmp_path.glob("split-*/names.txt"))
     assert any(tmp_path.glob("stages-*/names.txt"))
     assert any(tmp_path.glob("opt-stage0-*/model.onnx"))
+    assert any(tmp_path.glob("self-check-*.json"))
+    assert any(tmp_path.glob("gain-*.txt"))
+    assert not list(tmp_path.glob(".*")), "a finished start leaves no staging behind"
 
 
 def test_a_killed_child_leaves_nothing_that_is_used(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
-"""Models prepared in child processes: same files, and a child killed half-way harms nothing."""
+"""Models prepared, checked and calibrated in child processes: the same files and results as
+in the process itself, and a child killed half-way harms nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
@@ -14,8 +16,18 @@ import numpy as np
 import pytest
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine.calibration import (
+    CALIBRATION_TEXT,
+    CalibrationRequest,
+    calibration_feeds,
+    gain_in_child,
+    gain_of,
+)
+from wyoming_hayakoe.engine.self_check_child import CheckRequest, run_check
+from wyoming_hayakoe.engine.self_checked import result_file
 from wyoming_hayakoe.errors import ModelFileError
-from wyoming_hayakoe.runtime import prepare_child
+from wyoming_hayakoe.runtime import prepare_child, self_check
+from wyoming_hayakoe.voices.config import VoiceConfig
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
@@ -108,3 +120,98 @@ def test_a_failing_child_is_a_clear_error_and_leaves_no_staging(tmp_path: Path) 
     with pytest.raises(ModelFileError, match="child process"):
         prepare_child.split_in_child(broken, cache)
     assert list(cache.iterdir()) == []
+
+
+def _check_request(cache: Path) -> CheckRequest:
+    """What the server asks of its self-check child for the tiny voice."""
+    config = VoiceConfig.read(VOICE_DIR / "config.json")
+    vectors = np.load(VOICE_DIR / "style_vectors.npy").astype(np.float32)
+    return CheckRequest(
+        model=SYNTHESIZER,
+        name="tiny",
+        cache_dir=cache,
+        record=result_file(SYNTHESIZER, cache),
+        threads=1,
+        speaker=min(config.speakers.values(), default=0),
+        sample_rate=config.sample_rate,
+        decoder_shape=config.decoder_shape,
+        style_vector=tuple(float(x) for x in vectors[0]),
+    )
+
+
+def test_the_child_checks_and_calibrates_like_the_process_itself(tmp_path: Path) -> None:
+    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
+    voice = engine.load_voice(VOICE_DIR)
+    assert voice.decoder is not None and voice.self_check is not None
+    request = _check_request(tmp_path)
+    restored = CheckRequest.from_json(request.to_json())
+    assert restored.to_json() == request.to_json()
+    assert restored.decoder_shape.context_frames() == request.decoder_shape.context_frames()
+    assert self_check.read_result(request.record) == voice.self_check
+    assert run_check(request) == voice.self_check, "in-process check differs from the child's"
+
+    feeds = calibration_feeds(voice, engine.prepare(CALIBRATION_TEXT), engine.features)
+    in_process = gain_of(voice.synthesizer, voice.inputs, voice.decoder, feeds, voice.sample_rate)
+    assert gain_in_child(voice, feeds, 1, tmp_path) == in_process
+    assert engine.gain(voice) == in_process
+    assert 0.05 < in_process < 20
+
+
+@pytest.mark.parametrize("step", ["self-check", "calibrate"])
+def test_a_killed_check_or_calibration_leaves_nothing_that_is_used(
+    tmp_path: Path, step: str
+) -> None:
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    engine = Engine(ROOT, threads=1, cache_dir=clean)
+    reference = engine.load_voice(VOICE_DIR)
+    gain = engine.gain(reference)
+    Engine(ROOT, threads=1, cache_dir=killed).load_voice(VOICE_DIR)  # prepared, checked
+    record = result_file(SYNTHESIZER, killed)
+    gains = list(killed.glob("gain-*.txt"))
+    assert record.is_file() and not gains
+    if step == "self-check":
+        record.unlink()
+        argument = _check_request(killed).to_json()
+    else:
+        feeds = calibration_feeds(reference, engine.prepare(CALIBRATION_TEXT), engine.features)
+        folder = killed / ".calibration-killed"
+        folder.mkdir()
+        np.savez(
+            folder / "feeds.npz",
+            **{f"{i}.{k}": v for i, f in enumerate(feeds) for k, v in f.items()},
+        )
+        argument = CalibrationRequest(
+            SYNTHESIZER, killed, 1, reference.sample_rate,
+            dataclasses.asdict(reference.config.decoder_shape), reference.self_check.context_frames,
+            folder,
+        ).to_json()  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", "wyoming_hayakoe.engine.child_step", step, argument],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+    _kill_half_way(child, "opt-front-" if step == "calibrate" else "onnxruntime")
+    if child.wait() == 0:
+        pytest.skip("the child finished before it could be killed")
+    assert not record.is_file() if step == "self-check" else not any(killed.glob("gain-*"))
+    assert not list(killed.glob(".self-check-*")), "no half-written result"
+
+    engine = Engine(ROOT, threads=1, cache_dir=killed)
+    again = engine.load_voice(VOICE_DIR)
+    assert again.self_check == reference.self_check
+    assert engine.gain(again) == gain
+
+
+def _kill_half_way(child: subprocess.Popen[bytes], mapped: str) -> None:
+    """Kill ``child`` once it has mapped a file named like ``mapped`` (ONNX Runtime's library:
+    the check is under way; the prepared front's weights: the calibration is)."""
+    deadline = time.monotonic() + 60
+    maps = Path(f"/proc/{child.pid}/maps")
+    while child.poll() is None and time.monotonic() < deadline:
+        try:
+            if mapped in maps.read_text():
+                break
+        except OSError:
+            break
+        time.sleep(0.002)
+    child.send_signal(signal.SIGKILL)

@@ -4,6 +4,7 @@ in the process itself, and a child killed half-way harms nothing."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import re
 import signal
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine import Engine, SynthesisParams, calibration
 from wyoming_hayakoe.engine.calibration import (
     CALIBRATION_TEXT,
     CalibrationRequest,
@@ -215,3 +216,18 @@ def _kill_half_way(child: subprocess.Popen[bytes], mapped: str) -> None:
             break
         time.sleep(0.002)
     child.send_signal(signal.SIGKILL)
+
+
+def test_a_calibration_child_that_fails_leaves_the_gain_to_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
+    voice = engine.load_voice(VOICE_DIR)
+    feeds = calibration_feeds(voice, engine.prepare(CALIBRATION_TEXT), engine.features)
+    expected = gain_of(voice.synthesizer, voice.inputs, voice.decoder, feeds, voice.sample_rate)
+    monkeypatch.setattr(calibration, "_CHILD_MODULE", "wyoming_hayakoe.no_such_module")
+    caplog.set_level(logging.WARNING)
+    assert engine.gain(voice) == expected
+    (warning,) = [m for m in caplog.messages if "Calibrating tiny in this process" in m]
+    assert "no_such_module" in warning
+    assert not list(tmp_path.glob(".calibration-*")), "the failed child's folder is removed"

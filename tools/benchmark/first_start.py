@@ -17,6 +17,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,11 @@ class Start:
     peak_ready_mb: float
     peak_request_mb: float
     rss_request_mb: float
+    tree_peak_mb: float
+    """The most RSS the server and its children had together, sampled every 20 ms."""
+    tree_anon_peak_mb: float
+    """The same for their anonymous memory (RssAnon: the heap; mapped model files are page
+    cache the kernel can drop under pressure)."""
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -64,6 +70,7 @@ def measure_start(
     extra = ("--cache-dir", str(cache_dir), "--threads", str(threads))
     started = time.monotonic()
     server = start_server(cache_dir.parent, *extra, base_args=base, wrapper=wrapper)
+    tree = _TreePeak(server.process.pid)
     try:
         server.wait_ready(timeout=900)
         ready_s = time.monotonic() - started
@@ -71,8 +78,59 @@ def measure_start(
         asyncio.run(_request(server, text, voice))
         after = memory(server.process.pid)
     finally:
+        tree.stop()
         server.kill()
-    return Start(ready_s, at_ready.peak_mb, after.peak_mb, after.current_mb)
+    return Start(
+        ready_s, at_ready.peak_mb, after.peak_mb, after.current_mb, tree.peak_mb, tree.anon_mb
+    )
+
+
+class _TreePeak:
+    """Samples the summed RSS of a process and all its descendants in a thread."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak_mb, self.anon_mb = pid, 0.0, 0.0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(0.02):
+            sizes = [_rss_or_zero(pid) for pid in _tree(self.pid)]
+            self.peak_mb = max(self.peak_mb, sum(rss for rss, _ in sizes))
+            self.anon_mb = max(self.anon_mb, sum(anon for _, anon in sizes))
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+def _tree(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def _rss_or_zero(pid: int) -> tuple[float, float]:
+    """VmRSS and RssAnon in MB; zeros for a process that has gone."""
+    fields: dict[str, float] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon"):
+                fields[key] = int(value.split()[0]) / 1024
+    except OSError:
+        pass
+    return fields.get("VmRSS", 0.0), fields.get("RssAnon", 0.0)
 
 
 async def _request(server: ServerProcess, text: str, voice: str) -> None:
@@ -89,7 +147,12 @@ def _row(label: str, starts: list[Start]) -> str:
     ready = median([s.ready_s for s in starts])
     peak = median([s.peak_ready_mb for s in starts])
     request = median([s.peak_request_mb for s in starts])
-    return f"| {label} | {ready:.1f} s | {peak:,.0f} MB | {request:,.0f} MB |"
+    tree = median([s.tree_peak_mb for s in starts])
+    anon = median([s.tree_anon_peak_mb for s in starts])
+    return (
+        f"| {label} | {ready:.1f} s | {peak:,.0f} MB | {request:,.0f} MB | {tree:,.0f} MB "
+        f"({anon:,.0f} MB anonymous) |"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -113,8 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     start = measure_start(repo, root, voice, cache, args.threads, args.text)
                     results.setdefault((repo, label), []).append(start)
                     print(f"{repo} {label}: {start}", file=sys.stderr, flush=True)
-    print("\n| | ready | peak when ready | peak after a short request |")
-    print("|---|---|---|---|")
+    print("\n| | ready | peak when ready | peak after a short request | server + children |")
+    print("|---|---|---|---|---|")
     for (repo, label), starts in results.items():
         print(_row(f"{repo.name or repo}: {label}", starts))
     print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

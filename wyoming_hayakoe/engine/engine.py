@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ModelFileError
 from ..runtime.model_cache import cached_number, release_freed_heap
 from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes, TextFrontend
@@ -266,5 +267,8 @@ class Engine:
     def _calibrate(self, voice: Voice) -> float:
         feeds = calibration_feeds(voice, self.prepare(CALIBRATION_TEXT), self.features)
         if voice.decoder is not None and self.cache_dir is not None:
-            return gain_in_child(voice, feeds, self.settings.threads, self.cache_dir)
+            try:
+                return gain_in_child(voice, feeds, self.settings.threads, self.cache_dir)
+            except ModelFileError as err:  # the same measurement here costs only memory
+                _LOGGER.warning("Calibrating %s in this process instead: %s", voice.name, err)
         return gain_of(voice.synthesizer, voice.inputs, voice.decoder, feeds, voice.sample_rate)

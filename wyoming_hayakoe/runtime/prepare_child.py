@@ -7,7 +7,8 @@ and exits, so the server only loads the finished files. Every step writes into a
 folder and renames it into place when done (model_cache.py), so a child killed half-way leaves
 only a staging folder that nothing reads; the next start prepares the model again.
 
-The child runs ``python -m wyoming_hayakoe.runtime.prepare_step STEP ARGS`` (prepare_step.py).
+The child runs ``python -m wyoming_hayakoe.runtime.prepare_step STEP ARGS`` (prepare_step.py);
+the engine runs its first self-check and gain calibration the same way (engine/child_step.py).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from wyoming_hayakoe.engine import Engine, SynthesisParams, self_checked
+from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.engine import CALIBRATION_TEXT
 from wyoming_hayakoe.engine.voice import Voice
 from wyoming_hayakoe.runtime import self_check
@@ -95,6 +95,15 @@ def _self_check_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     ]
 
 
+def _checks_run(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """Voices whose self-check a child process ran, as logged."""
+    found = (
+        re.match(r"Preparing (\S+) for this machine \(self-check, in a child process\)", m)
+        for m in caplog.messages
+    )
+    return [match.group(1) for match in found if match]
+
+
 def _render(engine: Engine, speaker: Path) -> np.ndarray:
     voice = engine.load_voice(speaker)
     return np.concatenate([c.audio for c in engine.render(voice, LONG_SENTENCE, QUIET)])
@@ -130,31 +139,24 @@ def test_tiny_voice_passes_and_serves_the_prepared_path(
 
 
 def test_the_result_is_cached_with_the_prepared_models(
-    tiny_cache: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    calls: list[str] = []
-    real = self_checked.run_self_check
-
-    def counting(voice: str, *args: object, **kwargs: object) -> self_check.SelfCheckResult:
-        calls.append(voice)
-        return real(voice, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(self_checked, "run_self_check", counting)
+    caplog.set_level(logging.INFO)
     (record,) = tiny_cache.glob("self-check-*.json")
     written = record.stat().st_mtime_ns
     again = Voice.load(TINY, SETTINGS, cache_dir=tiny_cache)
-    assert calls == [], "a second start must read the result, not check again"
+    assert _checks_run(caplog) == [], "a second start must read the result, not check again"
     assert again.self_check == self_check.read_result(record)
     assert again.decoder is not None and again.decoder.context == 13
     assert record.stat().st_mtime_ns == written
 
     record.unlink()  # without its record the check runs again
     assert Voice.load(TINY, SETTINGS, cache_dir=tiny_cache).self_check == again.self_check
-    assert calls == ["tiny"]
+    assert _checks_run(caplog) == ["tiny"]
 
 
 def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
-    dc_blocked: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    dc_blocked: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     speaker = dc_blocked
     cache = speaker.parents[2] / "cache"
@@ -178,10 +180,10 @@ def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
     assert np.max(np.abs(served - whole)) <= self_check.RELATIVE_TOLERANCE * peak
 
     # The failure is cached too: the next start neither checks again nor opens the halves.
-    monkeypatch.setattr(self_checked, "run_self_check", None)
     caplog.clear()
     again = Voice.load(speaker, SETTINGS, cache_dir=cache)
     assert again.decoder is None and again.self_check == result
+    assert _checks_run(caplog) == []
     assert len(_self_check_warnings(caplog)) == 1
 
 

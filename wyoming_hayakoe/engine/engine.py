@@ -6,16 +6,15 @@ dictionary) and the voices loaded so far. Its calls block on ONNX Runtime.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import ModelFileError
 from ..runtime.model_cache import cached_number, release_freed_heap
 from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes, TextFrontend
@@ -26,11 +25,13 @@ from ..voices.sources import VoiceSource, hayakoe_source
 from . import audio as pcm
 from .audio_cache import AudioCache
 from .bert import BertEncoder
+from .calibration import CALIBRATION_TEXT, calibration_feeds, gain_in_child, gain_of
 from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
+from .pieces import AudioPiece, Continuation, PcmPiece
 from .prepared import PreparedSentence, PreparedText
 from .profile import RequestProfile
-from .schedule import DecodeSpeed, PlaybackClock, Scheduler
+from .schedule import DecodeSpeed, Scheduler
 from .synthesizer import synthesize
 from .voice import Voice
 
@@ -38,49 +39,6 @@ _LOGGER = logging.getLogger(__name__)
 
 _CACHEABLE_TEXT_CHARS = 2000
 """Longer texts are not announcements: they are neither looked up nor kept."""
-
-CALIBRATION_TEXT = "こんにちは。今日は良い天気ですね、お出かけにぴったりです。"
-_CALIBRATION_PARAMS = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
-
-
-@dataclass(frozen=True)
-class AudioPiece:
-    """A sentence, or the next window of it, as float audio before the loudness gain."""
-
-    text: str
-    """The sentence this audio belongs to."""
-    sentence_index: int
-    pause_samples: int
-    """Silence to play before ``audio``: the pause after the previous sentence, on the first
-    piece of every sentence but the first; 0 otherwise."""
-    audio: np.ndarray
-    """Float32 samples in [-1, 1] at the voice's sample rate."""
-
-
-@dataclass(frozen=True)
-class PcmPiece:
-    """A sentence, or the next window of it, as 16-bit mono PCM ready to send."""
-
-    text: str
-    """The sentence this audio belongs to."""
-    pcm: bytes
-    """Little-endian int16, starting with the pause before the sentence on its first piece."""
-
-
-@dataclass
-class Continuation:
-    """What the next part of a text streamed in pieces needs from the part before it.
-
-    Pass the same object to every ``synthesize`` call of one stream: the pause between the
-    last sentence of one call and the first of the next is then predicted like any other.
-    """
-
-    previous_source: str = ""
-    """Source text of the last sentence synthesized so far."""
-    trailing_seconds: float = 0.0
-    """Silence already at the end of that sentence's audio."""
-    playback: PlaybackClock = field(default_factory=PlaybackClock)
-    """When the audio sent so far will have played: the next part's windows are planned on it."""
 
 
 class Engine:
@@ -138,7 +96,7 @@ class Engine:
 
     def gain(self, voice: Voice) -> float:
         """The voice's loudness gain, measured on a calibration sentence once (then cached on
-        disk with the prepared models). It synthesizes: call it where synthesis may run."""
+        disk with the prepared models; see calibration.py). Call it where synthesis may run."""
         if voice.gain is None:
             started = time.monotonic()
             voice.gain = cached_number(
@@ -259,27 +217,17 @@ class Engine:
                 if not phonemes.has_speech:
                     _LOGGER.debug("Nothing to say in %r", sentence.text)
                     continue
-                with profile.timing("bert"):
-                    features = self.features(phonemes)
                 pause = 0
                 if trailing is not None:
                     with profile.timing("pauses"):
                         target = planner.pause_before(index)
                     pause = missing_silence_samples(trailing, target, voice.sample_rate)
                 windows: list[np.ndarray] = []
-                chunks = synthesize(
-                    voice, phonemes, features, style_vector, params, scheduler=scheduler
-                )
-                while True:
-                    with profile.timing("synthesizer"):
-                        window = next(chunks, None)
-                    if window is None:
-                        break
-                    windows.append(window)
-                    profile.audio_samples += len(window) + pause
-                    scheduler.sent((len(window) + pause) / voice.sample_rate)
-                    yield AudioPiece(sentence.text, index, pause, window)
-                    pause = 0
+                for piece in self._sentence_audio(
+                    voice, sentence, index, pause, (style_vector, params), scheduler, profile
+                ):
+                    windows.append(piece.audio)
+                    yield piece
                 trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
                 if continuation is not None:
                     continuation.previous_source = sentence.source
@@ -288,17 +236,39 @@ class Engine:
             profile.log(voice.sample_rate)
             _LOGGER.debug("Schedule: %s", scheduler.summary())
 
+    def _sentence_audio(
+        self,
+        voice: Voice,
+        sentence: PreparedSentence,
+        index: int,
+        pause: int,
+        style: tuple[np.ndarray, SynthesisParams],
+        scheduler: Scheduler,
+        profile: RequestProfile,
+    ) -> Iterator[AudioPiece]:
+        """One sentence's windows as they are decoded; ``pause`` goes before the first."""
+        with profile.timing("bert"):
+            features = self.features(sentence.phonemes)
+        chunks = synthesize(voice, sentence.phonemes, features, *style, scheduler=scheduler)
+        while True:
+            with profile.timing("synthesizer"):
+                window = next(chunks, None)
+            if window is None:
+                return
+            profile.audio_samples += len(window) + pause
+            scheduler.sent((len(window) + pause) / voice.sample_rate)
+            yield AudioPiece(sentence.text, index, pause, window)
+            pause = 0
+
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""
         return self.bert.features(self.frontend.token_ids(phonemes.bert_text), phonemes.word2ph)
 
     def _calibrate(self, voice: Voice) -> float:
-        style = _CALIBRATION_PARAMS.style
-        params = dataclasses.replace(
-            _CALIBRATION_PARAMS,
-            style=style if style in voice.styles else voice.styles[0],
-            speaker_id=voice.speaker_id,
-        )
-        rendered = list(self.render(voice, CALIBRATION_TEXT, params))
-        samples = np.concatenate([s.audio for s in rendered]) if rendered else np.zeros(0)
-        return pcm.calibration_gain(samples, voice.sample_rate)
+        feeds = calibration_feeds(voice, self.prepare(CALIBRATION_TEXT), self.features)
+        if voice.decoder is not None and self.cache_dir is not None:
+            try:
+                return gain_in_child(voice, feeds, self.settings.threads, self.cache_dir)
+            except ModelFileError as err:  # the same measurement here costs only memory
+                _LOGGER.warning("Calibrating %s in this process instead: %s", voice.name, err)
+        return gain_of(voice.synthesizer, voice.inputs, voice.decoder, feeds, voice.sample_rate)

@@ -19,6 +19,7 @@ from ..errors import ModelFileError, UnknownStyleError
 from ..runtime import model_io
 from ..runtime.duration_branch import duration_branch
 from ..runtime.model_cache import cached_number, writable
+from ..runtime.prepare_child import durations_in_child
 from ..runtime.self_check import SelfCheckResult
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import VoiceConfig
@@ -199,7 +200,10 @@ def _duration_predictor(
     if path is not None:
         _LOGGER.info("%s has no %s: cutting it out of the synthesizer", voice.directory, path.name)
     try:
-        branch = duration_branch(voice.model_path, cache_dir)
+        if cache_dir is not None and writable(cache_dir):
+            branch: Path | bytes = durations_in_child(voice.model_path, cache_dir)
+        else:
+            branch = duration_branch(voice.model_path, None)
         if isinstance(branch, Path):
             session = settings.open(branch, "Duration predictor", cache_dir)
         else:

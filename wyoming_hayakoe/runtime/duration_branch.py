@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelFileError
-from .model_cache import _cache_key, _publish, writable
+from .model_cache import _cache_key, _publish, onnx_version, writable
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -32,8 +32,7 @@ def duration_branch(source: Path, cache_dir: Path | None) -> Path | bytes:
 
     target = None
     if cache_dir is not None and writable(cache_dir):
-        key = _cache_key(source, onnx.__version__, _BRANCH_VERSION)
-        target = cache_dir / f"durations-{key}"
+        target = _target(source, cache_dir)
         if (target / "model.onnx").is_file():
             return target / "model.onnx"
     branch = _extract(source)
@@ -48,6 +47,16 @@ def duration_branch(source: Path, cache_dir: Path | None) -> Path | bytes:
         raise
     _LOGGER.info("Cut the duration predictor out of %s into %s", source, target)
     return target / "model.onnx"
+
+
+def cached_duration_branch(source: Path, cache_dir: Path) -> Path | None:
+    """The duration branch of ``source`` if it is cut already (no ``onnx`` import)."""
+    path = _target(source, cache_dir) / "model.onnx"
+    return path if path.is_file() else None
+
+
+def _target(source: Path, cache_dir: Path) -> Path:
+    return cache_dir / f"durations-{_cache_key(source, onnx_version(), _BRANCH_VERSION)}"
 
 
 def _extract(source: Path) -> Any:

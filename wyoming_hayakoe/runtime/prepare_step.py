@@ -3,6 +3,7 @@
 python -m wyoming_hayakoe.runtime.prepare_step optimize SOURCE CACHE_DIR THREADS
 python -m wyoming_hayakoe.runtime.prepare_step split SOURCE CACHE_DIR
 python -m wyoming_hayakoe.runtime.prepare_step stages DECODER LATENT CONDITION CACHE_DIR
+python -m wyoming_hayakoe.runtime.prepare_step durations SOURCE CACHE_DIR
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .decoder_stages import split_decoder_stages
+from .duration_branch import duration_branch
 from .model_cache import optimized_model, split_synthesizer
 from .sessions import RuntimeSettings
 
@@ -30,6 +32,9 @@ def main(argv: Sequence[str]) -> int:
     elif step == "stages":
         decoder, latent, condition, cache = args
         split_decoder_stages(Path(decoder), latent, condition, Path(cache))
+    elif step == "durations":
+        source, cache = args
+        duration_branch(Path(source), Path(cache))
     else:
         raise SystemExit(f"unknown preparation step {step!r}")
     return 0

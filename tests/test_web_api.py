@@ -5,27 +5,27 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from web_utils import MAX_TEXT, QUIET, WebFixture, api_site, error_of, parse_wav
+from web_utils import (
+    MAX_TEXT,
+    QUIET,
+    WebFixture,
+    api_site_fixture,
+    error_of,
+    model_cache_fixture,
+    parse_wav,
+)
 
 from wyoming_hayakoe.cli import parse_args
 from wyoming_hayakoe.web.app import create_app
 
-
-@pytest.fixture(scope="module")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("model-cache")
+model_cache = model_cache_fixture()
 
 
-@pytest.fixture
-async def site(tmp_path: Path, model_cache: Path) -> AsyncIterator[tuple[WebFixture, TestClient]]:
-    async with api_site(tmp_path, model_cache) as served:
-        yield served
+site = api_site_fixture()
 
 
 # ----- pages -----

@@ -8,7 +8,6 @@ to ``test-artifacts/web/`` (or ``$WYOMING_HAYAKOE_ARTIFACTS``); with
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,9 @@ from aiohttp import ClientSession
 from browser_utils import INGRESS_PREFIX, Site, ingress_proxy, open_site, serve_app
 from web_utils import (
     QUIET,
+    catalog_download,
     copy_tiny_data,
+    model_cache_fixture,
     parse_wav,
     tiny_voice_zip,
     tree,
@@ -55,9 +56,7 @@ pytestmark = pytest.mark.skipif(
 async_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
 
 
-@pytest.fixture(scope="module")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("model-cache")
+model_cache = model_cache_fixture()
 
 
 @pytest.fixture
@@ -226,13 +225,9 @@ async def test_pages_work_under_the_ingress_prefix(
 async def test_download_button_installs_a_catalog_voice(
     tmp_path: Path, model_cache: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fake_repo import write_tiny_voice_fixture
     from hf_server import HFTestServer
 
-    template = next(iter(load_catalog().values()))
-    catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}
-    write_tiny_voice_fixture(tmp_path / "repo", "tiny-dl")
-    data = copy_tiny_data(tmp_path / "data")
+    catalog, data = catalog_download(tmp_path)
     with HFTestServer(tmp_path / "repo") as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
         async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx:

@@ -3,26 +3,25 @@ with the tiny voice: an edit changes the reading and the audio at once."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from aiohttp.test_utils import TestClient
-from web_utils import QUIET, WebFixture, api_site, error_of, forget_user_words, parse_wav
+from web_utils import (
+    QUIET,
+    WebFixture,
+    api_site_fixture,
+    error_of,
+    forget_user_words,
+    model_cache_fixture,
+    parse_wav,
+)
 
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import g2p
 
-
-@pytest.fixture(scope="module")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("model-cache")
+model_cache = model_cache_fixture()
 
 
-@pytest.fixture
-async def site(tmp_path: Path, model_cache: Path) -> AsyncIterator[tuple[WebFixture, TestClient]]:
-    async with api_site(tmp_path, model_cache) as served:
-        yield served
+site = api_site_fixture()
 
 
 # ----- dictionary -----

@@ -3,9 +3,7 @@ client, on a real service with the tiny voice."""
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,9 +12,11 @@ from aiohttp.test_utils import TestClient
 from web_utils import (
     UPLOAD_LIMITS,
     WebFixture,
-    api_site,
+    api_site_fixture,
+    catalog_download,
     copy_tiny_data,
     error_of,
+    model_cache_fixture,
     parse_wav,
     tiny_voice_zip,
     tree,
@@ -27,15 +27,10 @@ from web_utils import (
 AIVMX_FIXTURE = Path(__file__).parent / "fixtures" / "aivmx" / "test-voice.aivmx"
 
 
-@pytest.fixture(scope="module")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("model-cache")
+model_cache = model_cache_fixture()
 
 
-@pytest.fixture
-async def site(tmp_path: Path, model_cache: Path) -> AsyncIterator[tuple[WebFixture, TestClient]]:
-    async with api_site(tmp_path, model_cache) as served:
-        yield served
+site = api_site_fixture()
 
 
 # ----- voices -----
@@ -81,15 +76,9 @@ async def test_delete_voice(site: tuple[WebFixture, TestClient]) -> None:
 async def test_download_shows_progress_and_installs(
     tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fake_repo import write_tiny_voice_fixture
     from hf_server import HFTestServer
 
-    from wyoming_hayakoe.voices.catalog import load_catalog
-
-    template = next(iter(load_catalog().values()))
-    catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}
-    write_tiny_voice_fixture(tmp_path / "repo", "tiny-dl")
-    data = copy_tiny_data(tmp_path / "data")
+    catalog, data = catalog_download(tmp_path)
     with HFTestServer(tmp_path / "repo") as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
         async with (

@@ -10,7 +10,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import pytest
 from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -154,3 +156,41 @@ def tiny_voice_zip(top: str | None = "tiny-zip", extra: dict[str, bytes] | None 
 def tree(root: Path) -> list[str]:
     """Every path under ``root`` (to show an action left nothing behind)."""
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+def model_cache_fixture() -> Any:
+    """A module's ``model_cache`` fixture: models prepared once for all its tests."""
+
+    @pytest.fixture(scope="module")
+    def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return tmp_path_factory.mktemp("model-cache")
+
+    return model_cache
+
+
+def api_site_fixture() -> Any:
+    """A module's ``site`` fixture: :func:`api_site` on the test's own data dir."""
+
+    @pytest.fixture
+    async def site(
+        tmp_path: Path, model_cache: Path
+    ) -> AsyncIterator[tuple[WebFixture, TestClient]]:
+        async with api_site(tmp_path, model_cache) as served:
+            yield served
+
+    return site
+
+
+def catalog_download(tmp_path: Path) -> tuple[dict[str, CatalogVoice], Path]:
+    """A catalog of one voice, ``tiny-dl``, served from ``tmp_path / "repo"`` laid out like
+    the real repository, and a data dir without it: (catalog, data dir)."""
+    import dataclasses
+
+    from fake_repo import write_tiny_voice_fixture
+
+    from wyoming_hayakoe.voices.catalog import load_catalog
+
+    template = next(iter(load_catalog().values()))
+    catalog = {"tiny-dl": dataclasses.replace(template, name="tiny-dl")}
+    write_tiny_voice_fixture(tmp_path / "repo", "tiny-dl")
+    return catalog, copy_tiny_data(tmp_path / "data")

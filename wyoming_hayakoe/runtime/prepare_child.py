@@ -20,8 +20,9 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import ModelFileError
 from .decoder_stages import StageFiles, cached_stages
@@ -29,6 +30,7 @@ from .duration_branch import cached_duration_branch
 from .model_cache import SplitSynthesizer, cached_split, optimized_model_path
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 _PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 _STALE_SECONDS = 24 * 3600
 _CHILD_LOG_PREFIX = re.compile(r"^[A-Z]+ [\w.]+: ")
@@ -38,45 +40,52 @@ _CHILD_LOG_PREFIX = re.compile(r"^[A-Z]+ [\w.]+: ")
 def optimized_in_child(source: Path, cache_dir: Path, threads: int) -> Path:
     """The optimized copy of ``source``, made by a child process if not yet there."""
     path = optimized_model_path(source, cache_dir)
-    if not path.is_file():
-        run_step("optimize", [str(source), str(cache_dir), str(threads)], source.name, cache_dir)
-    if not path.is_file():
-        raise ModelFileError(f"Preparing {source} left no optimized model in {cache_dir}")
-    return path
+    return _made_by_child(
+        lambda: path if path.is_file() else None,
+        ("optimize", [str(source), str(cache_dir), str(threads)], source.name, cache_dir),
+        f"Preparing {source} left no optimized model",
+    )
 
 
 def split_in_child(source: Path, cache_dir: Path) -> SplitSynthesizer:
     """The synthesizer split into front and decoder, by a child process if not yet there."""
-    split = cached_split(source, cache_dir)
-    if split is None:
-        run_step("split", [str(source), str(cache_dir)], source.name, cache_dir)
-        split = cached_split(source, cache_dir)
-    if split is None:
-        raise ModelFileError(f"Splitting {source} left no split models in {cache_dir}")
-    return split
+    return _made_by_child(
+        lambda: cached_split(source, cache_dir),
+        ("split", [str(source), str(cache_dir)], source.name, cache_dir),
+        f"Splitting {source} left no split models",
+    )
 
 
 def stages_in_child(decoder: Path, latent: str, condition: str, cache_dir: Path) -> StageFiles:
     """The decoder cut into stages, by a child process if not yet there."""
-    stages = cached_stages(decoder, condition, cache_dir)
-    if stages is None:
-        arguments = [str(decoder), latent, condition, str(cache_dir)]
-        run_step("stages", arguments, decoder.name, cache_dir)
-        stages = cached_stages(decoder, condition, cache_dir)
-    if stages is None:
-        raise ModelFileError(f"Cutting {decoder} left no stage models in {cache_dir}")
-    return stages
+    return _made_by_child(
+        lambda: cached_stages(decoder, condition, cache_dir),
+        ("stages", [str(decoder), latent, condition, str(cache_dir)], decoder.name, cache_dir),
+        f"Cutting {decoder} left no stage models",
+    )
 
 
 def durations_in_child(source: Path, cache_dir: Path) -> Path:
     """The duration branch cut out of ``source``, by a child process if not yet there."""
-    branch = cached_duration_branch(source, cache_dir)
-    if branch is None:
-        run_step("durations", [str(source), str(cache_dir)], source.name, cache_dir)
-        branch = cached_duration_branch(source, cache_dir)
-    if branch is None:
-        raise ModelFileError(f"Cutting {source} left no duration branch in {cache_dir}")
-    return branch
+    return _made_by_child(
+        lambda: cached_duration_branch(source, cache_dir),
+        ("durations", [str(source), str(cache_dir)], source.name, cache_dir),
+        f"Cutting {source} left no duration branch",
+    )
+
+
+def _made_by_child(
+    cached: Callable[[], T | None], step: tuple[str, list[str], str, Path], missing: str
+) -> T:
+    """What ``cached`` finds, after running ``step`` (run_step's arguments) if it finds
+    nothing yet; ``missing`` says what went wrong if the step left nothing either."""
+    found = cached()
+    if found is None:
+        run_step(*step)
+        found = cached()
+    if found is None:
+        raise ModelFileError(f"{missing} in {step[3]}")
+    return found
 
 
 def run_step(

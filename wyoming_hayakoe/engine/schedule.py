@@ -6,9 +6,9 @@ here (seconds of audio per second, a low percentile of recent windows, with a ma
 once a sentence's length in frames is known, plans its windows:
 
 * faster than real time: a small first window, then each as large as the audio still to play
-  allows, so the windows grow as the lead grows;
-* slower than real time: the first window is as large as needed for the rest of the sentence
-  to arrive in time (the sound is held back that long: pre-roll), never a gap.
+  allows, so the windows grow as the lead grows, up to MAX_WINDOW_FRAMES;
+* slower than real time: the sound is held back (pre-roll) while windows decode, until the
+  rest of the sentence can arrive in time, never a gap.
 
 The lead is the audio sent but not yet played, so the pause after a sentence and the time the
 next one already spent in the front-end count as slack. Pure planning: no ONNX, no clock of its
@@ -36,7 +36,7 @@ KEEP_UP = 1.1
 """A window decodes at least this much faster than it plays, or the lead shrinks."""
 MAX_WINDOW_FRAMES = 128
 """Larger windows decode slower, not faster: their buffers outgrow the caches and the
-allocator hands them out fresh, page by page (BENCHMARKS.md, "Window size")."""
+allocator hands them out fresh, page by page (BENCHMARKS.md, "Why windows are capped")."""
 
 
 SPEED_MARGIN = 0.85

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from decoder_model import CUT, FRAME_S, REACH, audible
 
 from wyoming_hayakoe.engine.schedule import (
     MAX_WINDOW_FRAMES,
@@ -12,16 +13,6 @@ from wyoming_hayakoe.engine.schedule import (
     PlaybackClock,
     plan_windows,
 )
-
-FRAME_S = 512 / 44100
-REACH = 13
-"""Frames the decoder holds back until the latent after them is known."""
-CUT = 4.65
-"""Frames a cut decodes again (the full-size voice's stages)."""
-
-
-def audible(frames: int):  # the decoder's pipeline: the last REACH frames wait for more
-    return lambda known: float(frames if known >= frames else max(0, known - REACH))
 
 
 def play(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import pytest
+from decoder_model import CUT, FRAME_S, HOP, REACH, SAMPLE_RATE, audible_frames
 
 from wyoming_hayakoe.engine.schedule import (
     MAX_WINDOW_FRAMES,
@@ -23,12 +24,6 @@ from wyoming_hayakoe.engine.schedule import (
     Scheduler,
 )
 from wyoming_hayakoe.engine.streaming import decode_scheduled
-
-SAMPLE_RATE = 44100
-HOP = 512
-FRAME_S = HOP / SAMPLE_RATE
-REACH = 13
-CUT = 4.65
 
 
 class FakeClock:
@@ -50,7 +45,7 @@ class TimedDecoder:
         self.clock, self.speed_at = clock, speed_at
 
     def audible_frames(self, known: int, frames: int) -> float:
-        return float(frames if known >= frames else max(0, known - REACH))
+        return audible_frames(known, frames)
 
     def decode(
         self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]

@@ -94,8 +94,6 @@ class Plan:
     sentence starts a request)."""
     speed: float
     lead: float
-    gapless: bool = True
-    """False if no plan avoids a gap (a lead shorter than any window can take)."""
     hold: int = 0
     """Latent frames decoded before any of this sentence's audio is sent: more than the
     first window when the sound must wait (pre-roll) for the rest to arrive in time."""
@@ -159,21 +157,19 @@ def plan_windows(
 
     if lead > 0:
         # Sound is playing: each window as large as the lead allows, sent as it comes.
-        sent_at_once = simulate(0)
-        if not sent_at_once.gap:
-            return Plan(sent_at_once.windows, sent_at_once.first_sound, speed, lead)
+        as_they_come = simulate(0)
+        if not as_they_come.gap:
+            return Plan(as_they_come.windows, as_they_come.first_sound, speed, lead)
     smallest = next(
         (known for known in range(1, frames + 1) if audible(known) >= MIN_WINDOW_FRAMES), frames
     )
     # The smallest hold-back with no gap after it: less starves the windows after it (below
     # real time). Scan upwards in growing steps, then narrow down between the last failing
-    # and the first working size. If every plan has a gap, the shortest hold is best.
+    # and the first working size. Holding back the whole sentence never gaps (one release, and
+    # a late start after a lead is a longer pause), so the scan always ends with a plan.
     failed, hold = smallest - 1, smallest
     while (trial := simulate(hold)).gap and hold < frames:
         failed, hold = hold, min(frames, hold + max(1, hold // 8))
-    if trial.gap:  # a lead shorter than any window: the shortest hold is best
-        shortest = simulate(smallest)
-        return Plan(shortest.windows, shortest.first_sound, speed, lead, False, smallest)
     best, high = trial, hold
     while high - failed > 1:
         middle = (failed + high) // 2
@@ -182,7 +178,7 @@ def plan_windows(
             failed = middle
         else:
             best, high = trial, middle
-    return Plan(best.windows, best.first_sound, speed, lead, True, high)
+    return Plan(best.windows, best.first_sound, speed, lead, high)
 
 
 def _simulate(

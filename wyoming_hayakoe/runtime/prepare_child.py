@@ -42,8 +42,11 @@ def optimized_in_child(source: Path, cache_dir: Path, threads: int) -> Path:
     path = optimized_model_path(source, cache_dir)
     return _made_by_child(
         lambda: path if path.is_file() else None,
-        ("optimize", [str(source), str(cache_dir), str(threads)], source.name, cache_dir),
-        f"Preparing {source} left no optimized model",
+        "optimize",
+        source,
+        [str(source), str(cache_dir), str(threads)],
+        cache_dir,
+        "no optimized model",
     )
 
 
@@ -51,8 +54,11 @@ def split_in_child(source: Path, cache_dir: Path) -> SplitSynthesizer:
     """The synthesizer split into front and decoder, by a child process if not yet there."""
     return _made_by_child(
         lambda: cached_split(source, cache_dir),
-        ("split", [str(source), str(cache_dir)], source.name, cache_dir),
-        f"Splitting {source} left no split models",
+        "split",
+        source,
+        [str(source), str(cache_dir)],
+        cache_dir,
+        "no split models",
     )
 
 
@@ -60,8 +66,11 @@ def stages_in_child(decoder: Path, latent: str, condition: str, cache_dir: Path)
     """The decoder cut into stages, by a child process if not yet there."""
     return _made_by_child(
         lambda: cached_stages(decoder, condition, cache_dir),
-        ("stages", [str(decoder), latent, condition, str(cache_dir)], decoder.name, cache_dir),
-        f"Cutting {decoder} left no stage models",
+        "stages",
+        decoder,
+        [str(decoder), latent, condition, str(cache_dir)],
+        cache_dir,
+        "no stage models",
     )
 
 
@@ -69,22 +78,30 @@ def durations_in_child(source: Path, cache_dir: Path) -> Path:
     """The duration branch cut out of ``source``, by a child process if not yet there."""
     return _made_by_child(
         lambda: cached_duration_branch(source, cache_dir),
-        ("durations", [str(source), str(cache_dir)], source.name, cache_dir),
-        f"Cutting {source} left no duration branch",
+        "durations",
+        source,
+        [str(source), str(cache_dir)],
+        cache_dir,
+        "no duration branch",
     )
 
 
 def _made_by_child(
-    cached: Callable[[], T | None], step: tuple[str, list[str], str, Path], missing: str
+    cached: Callable[[], T | None],
+    step: str,
+    model: Path,
+    args: list[str],
+    cache_dir: Path,
+    result: str,
 ) -> T:
-    """What ``cached`` finds, after running ``step`` (run_step's arguments) if it finds
-    nothing yet; ``missing`` says what went wrong if the step left nothing either."""
+    """What ``cached`` finds, after running ``step`` on ``model`` in a child if it finds
+    nothing yet; ``result`` names what the step should have left in ``cache_dir``."""
     found = cached()
     if found is None:
-        run_step(*step)
+        run_step(step, args, model.name, cache_dir)
         found = cached()
     if found is None:
-        raise ModelFileError(f"{missing} in {step[3]}")
+        raise ModelFileError(f"Preparing {model} ({step}) left {result} in {cache_dir}")
     return found
 
 

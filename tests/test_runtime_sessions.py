@@ -94,3 +94,61 @@ def test_thread_count_respects_a_quota_on_an_ancestor_cgroup(tmp_path: Path, mon
     assert default_thread_count() == 1
     (root / "system.slice" / "cpu.max").write_text("max 100000\n")
     assert default_thread_count() == sessions._physical_core_count(sessions._allowed_cpus())
+
+
+_ARENA_PROBE = """
+import sys
+from pathlib import Path
+import numpy as np
+from wyoming_hayakoe.runtime.sessions import RuntimeSettings
+
+def rss_mb():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+
+settings = RuntimeSettings.create(1)
+first, second = (settings.open(Path(p), "Test model") for p in sys.argv[1:3])
+x = np.ones(8 * 1024 * 1024, dtype=np.float32)  # 32 MB: each intermediate is as large
+before = rss_mb()
+first.run(None, {"x": x})
+after_first = rss_mb()
+second.run(None, {"x": x})
+print(after_first - before, rss_mb() - after_first)
+"""
+
+
+def _wide_model(path: Path) -> None:
+    """Two full-size intermediates, a scalar out: the run's buffers come from the arena."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Add", ["x", "one"], ["a"]),
+            helper.make_node("Mul", ["a", "a"], ["b"]),
+            helper.make_node("ReduceSum", ["b"], ["y"], keepdims=0),
+        ],
+        "wide",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])],
+        [helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmRSS from /proc")
+def test_sessions_share_one_arena(tmp_path: Path) -> None:
+    """The second model's run reuses the buffers the first one's left in the shared arena
+    (with an arena per session, each would keep its own: twice the memory)."""
+    paths = [tmp_path / "first.onnx", tmp_path / "second.onnx"]
+    for path in paths:
+        _wide_model(path)
+    result = subprocess.run(
+        [sys.executable, "-c", _ARENA_PROBE, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    first_mb, second_mb = map(float, result.stdout.split())
+    assert first_mb > 30  # the first run did grow the arena by its intermediates
+    assert second_mb < first_mb / 4

@@ -214,9 +214,7 @@ def open_decoder(
     for index, (path, signal, (rate, before, after)) in enumerate(
         zip(files.paths, files.signal_inputs, reaches, strict=True)
     ):
-        # Six arenas, each keeping its own largest buffers, held 0.5 GB after one long
-        # sentence; without them the stages free what they used.
-        session = settings.open(path, f"Decoder stage {index}", cache_dir, arena=False)
+        session = settings.open(path, f"Decoder stage {index}", cache_dir)
         reads = condition in {i.name for i in session.get_inputs()}
         stages.append(Stage(session, signal, condition if reads else None, rate, before, after))
     hop = math.prod(stage.rate for stage in stages)

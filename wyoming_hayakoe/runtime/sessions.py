@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +93,29 @@ def default_thread_count() -> int:
     return count
 
 
+_SHARED_ARENA_LOCK = threading.Lock()
+_shared_arena_registered = False
+
+
+def _register_shared_arena() -> None:
+    """Give ONNX Runtime's environment (one per process) a CPU arena for the sessions that
+    ask for it. The models run one after another (BERT, the synthesizer's front, the decoder
+    stages window by window), so one arena reused by all holds the largest single need. With
+    an arena each, the six decoder stages kept their own largest buffers (2.3 GB after a long
+    sentence); with none, glibc kept the freed buffers anyway and each window faulted fresh
+    pages in (BENCHMARKS.md, "One arena for every model")."""
+    global _shared_arena_registered
+    with _SHARED_ARENA_LOCK:
+        if _shared_arena_registered:
+            return
+        memory = ort.OrtMemoryInfo(
+            "Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT
+        )
+        # Defaults: no limit, chunks grown by powers of two (only pages used are resident).
+        ort.create_and_register_allocator(memory, ort.OrtArenaCfg(0, -1, -1, -1))
+        _shared_arena_registered = True
+
+
 @dataclass(frozen=True)
 class RuntimeSettings:
     """How every ONNX session of the process is configured."""
@@ -117,16 +141,15 @@ class RuntimeSettings:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         options.log_severity_level = 3
+        _register_shared_arena()
+        options.add_session_config_entry("session.use_env_allocators", "1")
         return options
 
-    def open(
-        self, path: Path, what: str, cache_dir: Path | None = None, arena: bool = True
-    ) -> ort.InferenceSession:
+    def open(self, path: Path, what: str, cache_dir: Path | None = None) -> ort.InferenceSession:
         """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError.
 
         With a writable ``cache_dir`` the model is optimized once into it and later loaded
-        from there without optimizing again. Without ``arena`` the session frees its buffers
-        after every run instead of keeping its largest in an arena of its own.
+        from there without optimizing again.
         """
         if not path.is_file():
             raise ModelFileError(
@@ -138,15 +161,12 @@ class RuntimeSettings:
                 prepared = optimized_in_child(path, cache_dir, self.threads)
                 options = self.session_options()
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-                options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
                     str(prepared), options, providers=["CPUExecutionProvider"]
                 )
             else:
-                options = self.session_options()
-                options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
-                    str(path), options, providers=["CPUExecutionProvider"]
+                    str(path), self.session_options(), providers=["CPUExecutionProvider"]
                 )
         except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
             reason = str(err).strip().splitlines()[-1][:200] if str(err).strip() else ""

@@ -9,11 +9,15 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine.decoder import Decoder, default_windows
+from wyoming_hayakoe.engine.engine import Engine
+from wyoming_hayakoe.engine.schedule import SPEED_MARGIN, DecodeSpeed
+from wyoming_hayakoe.engine.streaming import HELD_WINDOW_FRAMES, warm_up
 from wyoming_hayakoe.engine.voice import Voice
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
-TINY = Path(__file__).parent / "fixtures" / "tiny-voice" / "onnx" / "speakers" / "tiny"
+TINY = TINY_VOICE_DIR
 FULL = Path(
     os.environ.get("WYOMING_HAYAKOE_FULL_VOICE", Path(__file__).parents[1] / ".cache/voices/full")
 )
@@ -113,3 +117,43 @@ def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
     assert np.abs(np.concatenate(pieces) - reference).max() <= 1e-4
     assert scheduler.plans and sum(scheduler.plans[0].windows) == 400
     assert scheduler.speed.observed > 0
+
+
+def test_warm_up_times_the_second_window_of_silence(tmp_path: Path) -> None:
+    """The first run pages the weights in; only the second is timed into the speed."""
+    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    silence = decoder.silence(5)
+    assert silence is not None
+    shapes = {i.name: i.shape for i in whole.get_inputs()}
+    assert silence[0].shape == (1, shapes[decoder.latent_name][1], 5)
+    assert silence[1].shape == tuple(shapes[decoder.condition_name])
+    assert not silence[0].any() and not silence[1].any()
+
+    runs: list[int] = []
+    session = decoder.stages[-1].session
+    original_run = session.run
+
+    def counting_run(*args, **kwargs):  # type: ignore[no-untyped-def]
+        runs.append(1)
+        return original_run(*args, **kwargs)
+
+    session.run = counting_run  # type: ignore[method-assign]
+    clock_reads: list[int] = []
+
+    def clock() -> float:
+        clock_reads.append(len(runs))
+        return 100.0 + 0.25 * (len(clock_reads) - 1)
+
+    speed = DecodeSpeed()
+    warm_up(decoder, 44100, speed, now=clock)
+    assert clock_reads == [1, 2]  # started after the first decode, read after the second
+    seconds = HELD_WINDOW_FRAMES * decoder.hop / 44100
+    assert speed.observed == 1
+    assert speed.assumed() == pytest.approx(seconds / 0.25 * SPEED_MARGIN)
+
+
+def test_a_loaded_voice_knows_its_speed_before_any_request(tmp_path: Path) -> None:
+    engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=tmp_path)
+    voice = engine.load_voice(TINY_VOICE_DIR)
+    speed = engine.decode_speed(voice)
+    assert speed is not None and speed > 0

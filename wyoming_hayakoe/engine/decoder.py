@@ -147,6 +147,23 @@ class Decoder:
             piece = stream.push(piece)
         return piece.reshape(-1) if piece is not None and piece.size else None
 
+    def silence(self, frames: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """A latent of ``frames`` zero frames and a zero condition, shaped as the stages take
+        them; None if the graph leaves their channel counts open."""
+        shapes = {
+            arg.name: list(arg.shape)
+            for stage in self.stages
+            for arg in stage.session.get_inputs()
+            if arg.name in (stage.signal_input, stage.condition_input)
+        }
+        channels = shapes[self.stages[0].signal_input][1]
+        readers = [s.condition_input for s in self.stages if s.condition_input is not None]
+        condition_shape = shapes[readers[0]] if readers else [1, 1, 1]
+        if not isinstance(channels, int) or not all(isinstance(d, int) for d in condition_shape):
+            return None
+        latent = np.zeros((1, channels, frames), dtype=np.float32)
+        return latent, np.zeros(condition_shape, dtype=np.float32)
+
     def audible_frames(self, known: int, frames: int) -> float:
         """Frames of audio out once ``known`` of ``frames`` latent frames are decoded."""
         total = frames

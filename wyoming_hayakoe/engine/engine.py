@@ -32,6 +32,7 @@ from .pieces import AudioPiece, Continuation, PcmPiece
 from .prepared import PreparedSentence, PreparedText
 from .profile import RequestProfile
 from .schedule import DecodeSpeed, Scheduler
+from .streaming import warm_up
 from .synthesizer import synthesize
 from .voice import Voice
 
@@ -88,6 +89,8 @@ class Engine:
             loaded = self._voices.get(key)
             if loaded is None:
                 loaded = Voice.load(source, self.settings, name, self.cache_dir)
+                if loaded.decoder is not None:
+                    warm_up(loaded.decoder, loaded.sample_rate, self._speed(loaded))
                 release_freed_heap()
                 self._voices[key] = loaded
             if loaded.name == (name or source.name) and loaded.source.path == source.path:
@@ -116,8 +119,11 @@ class Engine:
     def decode_speed(self, voice: Voice) -> float | None:
         """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
         the schedule assumes it (conservative); None before it has decoded anything."""
-        speed = self._speeds.get(voice.directory.resolve())
-        return speed.assumed() if speed is not None and speed.observed else None
+        speed = self._speed(voice)
+        return speed.assumed() if speed.observed else None
+
+    def _speed(self, voice: Voice) -> DecodeSpeed:
+        return self._speeds.setdefault(voice.directory.resolve(), DecodeSpeed())
 
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
@@ -206,8 +212,7 @@ class Engine:
             voice, sentences, style_vector, params, self.frontend.phonemize, self.features
         )
         profile = RequestProfile()
-        speed = self._speeds.setdefault(voice.directory.resolve(), DecodeSpeed())
-        scheduler = Scheduler(speed, continuation.playback if continuation else None)
+        scheduler = Scheduler(self._speed(voice), continuation.playback if continuation else None)
         try:
             for index, sentence in enumerate(sentences):
                 if index == 0 and trailing is not None:

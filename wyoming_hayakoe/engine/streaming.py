@@ -11,7 +11,9 @@ assumed thus starts sooner, one slower than assumed waits longer instead of stop
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -20,14 +22,41 @@ from .decoder import Decoder
 from .schedule import (
     MIN_WINDOW_FRAMES,
     SPEED_MARGIN,
+    DecodeSpeed,
     Scheduler,
     next_window,
     plan_windows,
 )
 
+_LOGGER = logging.getLogger(__name__)
+
 HELD_WINDOW_FRAMES = 48
 """Windows decoded while the sound is held back, or once it has run dry: about 0.56 s of audio
 each, so a late machine makes one short pause rather than a stutter."""
+
+
+def warm_up(
+    decoder: Decoder,
+    sample_rate: int,
+    speed: DecodeSpeed,
+    now: Callable[[], float] = time.monotonic,
+) -> None:
+    """Decode a window of silence twice when the voice loads and let the second tell
+    ``speed`` how fast this machine decodes. The first run pages the weights in and is slow:
+    a first request timed on it held most of a short sentence back (pre-roll) and took the
+    largest windows, so the first announcement after a start came late."""
+    silence = decoder.silence(HELD_WINDOW_FRAMES)
+    if silence is None:
+        return
+    for _ in decoder.decode(*silence, [HELD_WINDOW_FRAMES]):
+        pass
+    started = now()
+    for _ in decoder.decode(*silence, [HELD_WINDOW_FRAMES]):
+        pass
+    took = now() - started
+    seconds = HELD_WINDOW_FRAMES * decoder.hop / sample_rate
+    speed.observe(seconds, took)
+    _LOGGER.debug("Decoder warmed up: %.2fx real time", seconds / max(took, 1e-6))
 
 
 def decode_scheduled(

@@ -119,8 +119,8 @@ class Engine:
     def decode_speed(self, voice: Voice) -> float | None:
         """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
         the schedule assumes it (conservative); None before it has decoded anything."""
-        speed = self._speed(voice)
-        return speed.assumed() if speed.observed else None
+        speed = self._speeds.get(voice.directory.resolve())
+        return speed.assumed() if speed is not None and speed.observed else None
 
     def _speed(self, voice: Voice) -> DecodeSpeed:
         return self._speeds.setdefault(voice.directory.resolve(), DecodeSpeed())

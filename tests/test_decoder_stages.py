@@ -6,11 +6,13 @@ import os
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
+from onnx import TensorProto, helper
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
-from wyoming_hayakoe.engine.decoder import Decoder, default_windows
+from wyoming_hayakoe.engine.decoder import Decoder, Stage, default_windows
 from wyoming_hayakoe.engine.engine import Engine
 from wyoming_hayakoe.engine.schedule import SPEED_MARGIN, DecodeSpeed
 from wyoming_hayakoe.engine.streaming import HELD_WINDOW_FRAMES, warm_up
@@ -157,3 +159,37 @@ def test_a_loaded_voice_knows_its_speed_before_any_request(tmp_path: Path) -> No
     voice = engine.load_voice(TINY_VOICE_DIR)
     speed = engine.decode_speed(voice)
     assert speed is not None and speed > 0
+
+
+@pytest.mark.parametrize(
+    ("element", "channels", "expected"),
+    [
+        (TensorProto.FLOAT, 3, np.float32),
+        (TensorProto.FLOAT16, 3, np.float16),
+        (TensorProto.FLOAT, "channels", None),  # open channel count: no warm-up
+        (TensorProto.DOUBLE, 3, None),  # no decoder of ours takes doubles
+    ],
+)
+def test_silence_is_shaped_and_typed_as_the_first_stage_takes_it(
+    tmp_path: Path, element: int, channels: int | str, expected: type | None
+) -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "stage",
+        [helper.make_tensor_value_info("x", element, [1, channels, "frames"])],
+        [helper.make_tensor_value_info("y", element, [1, channels, "frames"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, tmp_path / "stage.onnx")
+    session = ort.InferenceSession(str(tmp_path / "stage.onnx"))
+    decoder = Decoder([Stage(session, "x", None, 1, 0, 0)], "x", "g", hop=1, context=0)
+    silence = decoder.silence(4)
+    if expected is None:
+        assert silence is None
+        return
+    assert silence is not None
+    latent, condition = silence
+    assert latent.shape == (1, 3, 4) and latent.dtype == expected and not latent.any()
+    assert condition.shape == (1, 1, 1) and condition.dtype == expected
+    assert next(iter(decoder.decode(latent, condition, [4]))).dtype == expected

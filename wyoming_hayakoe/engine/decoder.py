@@ -31,6 +31,9 @@ _LOGGER = logging.getLogger(__name__)
 # SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
 _EDGE_KERNEL = 7
 
+_FLOAT_TYPES = {"tensor(float)": np.float32, "tensor(float16)": np.float16}
+"""ONNX Runtime's names of the decoder's possible input types."""
+
 FIRST_WINDOW_FRAMES = 24
 """Default first window without a schedule: about 0.28 s of audio at 44.1 kHz / hop 512."""
 WINDOW_GROWTH = 4
@@ -148,21 +151,30 @@ class Decoder:
         return piece.reshape(-1) if piece is not None and piece.size else None
 
     def silence(self, frames: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """A latent of ``frames`` zero frames and a zero condition, shaped as the stages take
-        them; None if the graph leaves their channel counts open."""
-        shapes = {
-            arg.name: list(arg.shape)
+        """A latent of ``frames`` zero frames and a zero condition, shaped and typed as the
+        stages take them; None if the graph leaves their channel counts or types open."""
+        inputs = {
+            arg.name: arg
             for stage in self.stages
             for arg in stage.session.get_inputs()
             if arg.name in (stage.signal_input, stage.condition_input)
         }
-        channels = shapes[self.stages[0].signal_input][1]
+        signal = inputs[self.stages[0].signal_input]
         readers = [s.condition_input for s in self.stages if s.condition_input is not None]
-        condition_shape = shapes[readers[0]] if readers else [1, 1, 1]
-        if not isinstance(channels, int) or not all(isinstance(d, int) for d in condition_shape):
+        condition = inputs[readers[0]] if readers else None
+        dtype = _FLOAT_TYPES.get(signal.type)
+        condition_dtype = _FLOAT_TYPES.get(condition.type) if condition is not None else dtype
+        channels = signal.shape[1]
+        condition_shape = list(condition.shape) if condition is not None else [1, 1, 1]
+        if (
+            dtype is None
+            or condition_dtype is None
+            or not isinstance(channels, int)
+            or not all(isinstance(d, int) for d in condition_shape)
+        ):
             return None
-        latent = np.zeros((1, channels, frames), dtype=np.float32)
-        return latent, np.zeros(condition_shape, dtype=np.float32)
+        latent = np.zeros((1, channels, frames), dtype)
+        return latent, np.zeros(condition_shape, condition_dtype)
 
     def audible_frames(self, known: int, frames: int) -> float:
         """Frames of audio out once ``known`` of ``frames`` latent frames are decoded."""

@@ -110,6 +110,7 @@ def test_a_killed_child_leaves_nothing_that_is_used(tmp_path: Path) -> None:
     assert list(killed.glob(".split-*")), "the half-written split stays in its staging folder"
 
     assert np.array_equal(_audio(killed), reference)
+    assert not list(killed.glob(".split-*")), "the next start removes what the child left"
     assert _files(killed) == _files(clean), "the same files as a clean preparation"
 
 

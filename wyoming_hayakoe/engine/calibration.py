@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..errors import ModelFileError
 from ..runtime.model_cache import cached_split, write_atomically
 from ..runtime.prepare_child import run_step
 from ..runtime.sessions import RuntimeSettings
+from ..runtime.staging import new_staging
 from ..text.frontend import Phonemes
 from . import audio as pcm
 from .decoder import Decoder
@@ -107,7 +107,7 @@ def gain_in_child(voice: Voice, feeds: list[Feeds], threads: int, cache_dir: Pat
     decoder = voice.decoder
     if decoder is None:
         raise ValueError("only a voice with prepared models is calibrated in a child")
-    folder = Path(tempfile.mkdtemp(prefix=".calibration-", dir=cache_dir))
+    folder = new_staging(cache_dir, "calibration")
     try:
         np.savez(folder / "feeds.npz", allow_pickle=False, **_flatten(feeds))
         request = CalibrationRequest(

@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelFileError
-from ..runtime.model_cache import cached_number, release_freed_heap
+from ..runtime.model_cache import cached_number, release_freed_heap, writable
 from ..runtime.sessions import RuntimeSettings
+from ..runtime.staging import remove_abandoned
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.sentences import Sentence
 from ..text.user_dict import UserDictionary
@@ -59,6 +60,8 @@ class Engine:
         ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited."""
         self.settings = RuntimeSettings.create(threads)
         self.cache_dir = cache_dir
+        if cache_dir is not None and writable(cache_dir):
+            remove_abandoned(cache_dir)
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         started = time.monotonic()
         self.frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)

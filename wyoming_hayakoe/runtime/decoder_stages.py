@@ -13,15 +13,14 @@ import itertools
 import logging
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelFileError
 from .model_cache import _cache_key as cache_key
-from .model_cache import _publish as publish
 from .model_cache import onnx_version
+from .staging import new_staging, publish
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -71,7 +70,7 @@ def split_decoder_stages(
     output = model.graph.output[0].name
     bounds = [latent, *cuts, output]
     cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".stages-", dir=cache_dir))
+    staging = new_staging(cache_dir, "stages")
     try:
         from onnx.utils import Extractor
 

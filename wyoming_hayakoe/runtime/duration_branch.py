@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelFileError
-from .model_cache import _cache_key, _publish, onnx_version, writable
+from .model_cache import _cache_key, onnx_version, writable
+from .staging import new_staging, publish
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -36,12 +36,12 @@ def duration_branch(source: Path, cache_dir: Path | None) -> Path | bytes:
         if (target / "model.onnx").is_file():
             return target / "model.onnx"
     branch = _extract(source)
-    if target is None:
+    if target is None or cache_dir is None:
         return bytes(branch.SerializeToString())
-    staging = Path(tempfile.mkdtemp(prefix=".durations-", dir=cache_dir))
+    staging = new_staging(cache_dir, "durations")
     try:
         onnx.save(branch, str(staging / "model.onnx"))
-        _publish(staging, target)
+        publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

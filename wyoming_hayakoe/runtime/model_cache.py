@@ -23,7 +23,6 @@ import logging
 import os
 import platform
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 import onnxruntime as ort
 
 from ..errors import ModelFileError
+from .staging import new_staging, publish
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,16 +67,6 @@ def _cache_key(source: Path, *parts: str) -> str:
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:16]
 
 
-def _publish(staging: Path, target: Path) -> None:
-    """Move a finished staging folder into place; a concurrent winner is fine."""
-    try:
-        staging.rename(target)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-        if not target.is_dir():
-            raise
-
-
 def cached_split(source: Path, cache_dir: Path) -> SplitSynthesizer | None:
     """The split of ``source`` if it is prepared already (no ``onnx`` import)."""
     target = _split_target(source, cache_dir)
@@ -110,13 +100,13 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
 
     front, decoder, latent, condition = _extract_halves(source)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".split-", dir=cache_dir))
+    staging = new_staging(cache_dir, "split")
     try:
         onnx.save(decoder, str(staging / "decoder.onnx"))
         del decoder
         layers = _save_front(front, staging)
         (staging / "names.txt").write_text(f"{latent}\n{condition}\n{layers}\n")
-        _publish(staging, target)
+        publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -203,7 +193,7 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
     if model_path.is_file():
         return model_path
     cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".opt-", dir=cache_dir))
+    staging = new_staging(cache_dir, "opt")
     try:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.optimized_model_filepath = str(staging / "model.onnx")
@@ -214,7 +204,7 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
             "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
         )
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
-        _publish(staging, target)
+        publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from ..errors import ModelFileError
 from .model_cache import _cache_key as cache_key
 from .model_cache import onnx_version
-from .staging import new_staging, publish
+from .staging import staged
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -69,9 +68,7 @@ def split_decoder_stages(
     cuts = _cut_tensors(model, decoder)
     output = model.graph.output[0].name
     bounds = [latent, *cuts, output]
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = new_staging(cache_dir, "stages")
-    try:
+    with staged(target, "stages") as staging:
         from onnx.utils import Extractor
 
         extractor = Extractor(model)
@@ -80,10 +77,6 @@ def split_decoder_stages(
             _drop_unused_inputs(stage)
             onnx.save(stage, str(staging / f"stage{index}.onnx"))
         (staging / "names.txt").write_text("\n".join(bounds[:-1]) + "\n")
-        publish(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     _LOGGER.info("Cut the decoder %s into %d stages in %s", what or decoder, len(cuts) + 1, target)
     paths = [target / f"stage{i}.onnx" for i in range(len(bounds) - 1)]
     return StageFiles(paths, bounds[:-1], condition)

@@ -10,13 +10,12 @@ extracted like the decoder split, and cached the same way.
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelFileError
 from .model_cache import _cache_key, onnx_version, writable
-from .staging import new_staging, publish
+from .staging import staged
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -36,15 +35,10 @@ def duration_branch(source: Path, cache_dir: Path | None) -> Path | bytes:
         if (target / "model.onnx").is_file():
             return target / "model.onnx"
     branch = _extract(source)
-    if target is None or cache_dir is None:
+    if target is None:
         return bytes(branch.SerializeToString())
-    staging = new_staging(cache_dir, "durations")
-    try:
+    with staged(target, "durations") as staging:
         onnx.save(branch, str(staging / "model.onnx"))
-        publish(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     _LOGGER.info("Cut the duration predictor out of %s into %s", source, target)
     return target / "model.onnx"
 

@@ -22,7 +22,6 @@ import hashlib
 import logging
 import os
 import platform
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 import onnxruntime as ort
 
 from ..errors import ModelFileError
-from .staging import new_staging, publish
+from .staging import staged
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -99,17 +98,11 @@ def split_synthesizer(source: Path, cache_dir: Path) -> SplitSynthesizer:
     target = _split_target(source, cache_dir)
 
     front, decoder, latent, condition = _extract_halves(source)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = new_staging(cache_dir, "split")
-    try:
+    with staged(target, "split") as staging:
         onnx.save(decoder, str(staging / "decoder.onnx"))
         del decoder
         layers = _save_front(front, staging)
         (staging / "names.txt").write_text(f"{latent}\n{condition}\n{layers}\n")
-        publish(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     _LOGGER.info(
         "Split %s into front and decoder in %s (%d attention layers on their band)",
         source,
@@ -192,9 +185,7 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
     target = model_path.parent
     if model_path.is_file():
         return model_path
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = new_staging(cache_dir, "opt")
-    try:
+    with staged(target, "opt") as staging:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.optimized_model_filepath = str(staging / "model.onnx")
         options.add_session_config_entry(
@@ -204,10 +195,6 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
             "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
         )
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
-        publish(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     _LOGGER.info("Optimized %s for this machine into %s", source, target)
     return model_path
 

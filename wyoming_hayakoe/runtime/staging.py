@@ -14,6 +14,8 @@ import os
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 _LOGGER = logging.getLogger(__name__)
@@ -42,6 +44,20 @@ def publish(staging: Path, target: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
         if not target.is_dir():
             raise
+
+
+@contextmanager
+def staged(target: Path, kind: str) -> Iterator[Path]:
+    """A staging folder beside ``target`` to write into; published as ``target`` when the
+    block ends, deleted if it raises."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = new_staging(target.parent, kind)
+    try:
+        yield staging
+        publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def _owner(name: str, host: str) -> int | None:

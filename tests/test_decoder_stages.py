@@ -14,7 +14,7 @@ from onnx import TensorProto, helper
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine.decoder import Decoder, Stage, default_windows
 from wyoming_hayakoe.engine.engine import Engine
-from wyoming_hayakoe.engine.schedule import SPEED_MARGIN, DecodeSpeed
+from wyoming_hayakoe.engine.schedule import SPEED_MARGIN, DecodeSpeed, busy_seconds
 from wyoming_hayakoe.engine.streaming import HELD_WINDOW_FRAMES, warm_up
 from wyoming_hayakoe.engine.voice import Voice
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
@@ -151,7 +151,7 @@ def test_warm_up_times_the_second_window_of_silence(tmp_path: Path) -> None:
     assert clock_reads == [1, 2]  # started after the first decode, read after the second
     seconds = HELD_WINDOW_FRAMES * decoder.hop / 44100
     assert speed.observed == 1
-    assert speed.assumed() == pytest.approx(seconds / 0.25 * SPEED_MARGIN)
+    assert speed.assumed() == pytest.approx(seconds / busy_seconds(0.25) * SPEED_MARGIN)
 
 
 def test_a_loaded_voice_knows_its_speed_before_any_request(tmp_path: Path) -> None:

@@ -124,3 +124,14 @@ def test_the_debug_line_says_speed_pre_roll_and_windows() -> None:
     assert f"first sound planned {plan.first_sound:.2f} s" in line
     assert f"hold {plan.hold}: " + "+".join(map(str, scheduler.decoded[0])) in line
     assert plan.hold > 0, "below real time the sound is held back"
+
+
+@pytest.mark.parametrize("true_speed", [0.8, 3.0])
+def test_the_speed_learned_is_the_speed_the_plan_assumes(true_speed: float) -> None:
+    """Windows that take what the planner expects of them (their frames at the true speed
+    plus the fixed cost of a window) teach exactly the true speed, whatever their size: a
+    small window's fixed cost is not mistaken for slow decoding."""
+    scheduler, _first, _longest = listen(600, lambda _now: true_speed, learned=true_speed)
+    assert len(scheduler.decoded[0]) >= 3, "windows of several sizes were timed"
+    learned = scheduler.speed.assumed() / SPEED_MARGIN
+    assert learned == pytest.approx(true_speed, rel=1e-6)

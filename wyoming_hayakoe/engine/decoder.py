@@ -76,19 +76,23 @@ class _StageStream:
 
     def push(self, piece: np.ndarray | None) -> np.ndarray | None:
         """Take the next input piece (None: nothing new); the outputs now exact, if any."""
-        stage = self.stage
-        kept = self.kept
+        stage, kept = self.stage, self.kept
         if piece is not None:
-            kept = piece if kept is None else np.concatenate([kept, piece], axis=2)
             self.known += piece.shape[2]
-        if kept is None:
-            return None
         end = stage.ready(self.known, self.total)
         if end <= self.emitted:
-            self.kept = kept
+            if piece is not None:
+                self.kept = piece if kept is None else np.concatenate([kept, piece], axis=2)
             return None
         low = max(0, self.emitted // stage.rate - stage.before)
-        feeds = {stage.signal_input: np.ascontiguousarray(kept[:, :, low - self.kept_from :])}
+        # One copy per piece: the samples read again, then the new ones.
+        if kept is None:  # the first piece
+            signal = np.ascontiguousarray(piece)
+        elif piece is None:
+            signal = np.ascontiguousarray(kept[:, :, low - self.kept_from :])
+        else:
+            signal = np.concatenate([kept[:, :, low - self.kept_from :], piece], axis=2)
+        feeds = {stage.signal_input: signal}
         if stage.condition_input is not None:
             feeds[stage.condition_input] = self.condition
         out = stage.session.run(None, feeds)[0]
@@ -98,7 +102,7 @@ class _StageStream:
         result = out[:, :, self.emitted - first : end - first]
         self.emitted = end
         keep_from = max(0, end // stage.rate - stage.before)
-        self.kept = kept[:, :, keep_from - self.kept_from :]
+        self.kept = signal[:, :, keep_from - low :]  # a view: the copy is made once, above
         self.kept_from = keep_from
         return result
 

@@ -43,6 +43,14 @@ SPEED_MARGIN = 0.85
 """Plan on this share of the speed measured: a machine's speed swings from window to window."""
 
 
+def busy_seconds(took: float, windows: int = 1) -> float:
+    """The time ``windows`` windows spent decoding frames: what they took without the fixed
+    cost the planner adds to every window, so that the speed learned from them is the one the
+    plan assumes (counted twice, it made small windows look slow and the plans needlessly
+    cautious: more windows, each with its fixed cost)."""
+    return max(took - windows * WINDOW_OVERHEAD_S, took / 2)
+
+
 class DecodeSpeed:
     """Seconds of audio decoded per second for one voice, learned as it serves."""
 

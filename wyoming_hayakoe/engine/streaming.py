@@ -24,6 +24,7 @@ from .schedule import (
     SPEED_MARGIN,
     DecodeSpeed,
     Scheduler,
+    busy_seconds,
     next_window,
     plan_windows,
 )
@@ -53,7 +54,7 @@ def warm_up(
     started = now()
     for _ in decoder.decode(*silence, [HELD_WINDOW_FRAMES]):
         pass
-    took = now() - started
+    took = busy_seconds(now() - started)
     seconds = HELD_WINDOW_FRAMES * decoder.hop / sample_rate
     speed.observe(seconds, took)
     _LOGGER.debug("Decoder warmed up: %.2fx real time", seconds / max(took, 1e-6))
@@ -109,7 +110,7 @@ def decode_scheduled(
             # Work in seconds of audio the latent frames stand for: a window's audio lags
             # its frames by the decoder's reach, so the audio out would understate it.
             done = known - known_before + cut * (len(decoded) - windows_before)
-            took = scheduler.now() - piece_started
+            took = busy_seconds(scheduler.now() - piece_started, len(decoded) - windows_before)
             scheduler.speed.observe(done * frame_seconds, took)
             last_speed = done * frame_seconds / max(took, 1e-6)
             work += done * frame_seconds
@@ -120,7 +121,8 @@ def decode_scheduled(
             rest = frames - known
             if rest == 0:
                 break
-            speed = work / max(scheduler.now() - started, 1e-6) * SPEED_MARGIN
+            busy = busy_seconds(scheduler.now() - started, len(decoded))
+            speed = work / max(busy, 1e-6) * SPEED_MARGIN
             lead = sum(len(p) for p in held) / sample_rate
             assumed = min(speed, scheduler.speed.assumed() * 1.5)
             audible = _rest_audible(decoder, known, frames)

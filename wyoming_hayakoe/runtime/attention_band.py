@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
 
+from . import graph_edit
+from .graph_edit import GraphIndex, opset, topological
+
 _LOGGER = logging.getLogger(__name__)
 
 _KEY_SUFFIX = "emb_rel_k"
@@ -32,50 +35,12 @@ MIN_OPSET = 16
 """``ScatterElements`` with ``reduction="add"``."""
 
 
-class _Graph:
-    """Producer and consumer lookups over a graph that is being edited."""
-
-    def __init__(self, model: ModelProto) -> None:
-        self.model = model
-        self.graph = model.graph
-        self.weights = {init.name: init for init in self.graph.initializer}
-        self.producers = {out: node for node in self.graph.node for out in node.output}
-        self.consumers: dict[str, list[NodeProto]] = {}
-        for node in self.graph.node:
-            for name in node.input:
-                self.consumers.setdefault(name, []).append(node)
-
-    def first_consumer(self, tensor: str, op_type: str, limit: int = 12) -> NodeProto | None:
-        """The nearest node of ``op_type`` downstream of ``tensor`` (breadth first)."""
-        queue, seen = deque([tensor]), {tensor}
-        while queue and limit > 0:
-            for node in self.consumers.get(queue.popleft(), []):
-                if node.op_type == op_type:
-                    return node
-                if node.op_type == "Shape":  # only follow the data, not its size
-                    continue
-                for out in node.output:
-                    if out not in seen:
-                        seen.add(out)
-                        queue.append(out)
-            limit -= 1
-        return None
-
-    def add_weight(self, name: str, array: np.ndarray) -> str:
-        self.graph.initializer.append(numpy_helper.from_array(array, name))
-        return name
-
-
-def _opset(model: ModelProto) -> int:
-    return max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
-
-
 def rewrite(model: ModelProto) -> int:
     """Rewrite every relative-attention layer of ``model`` in place; returns how many."""
-    if _opset(model) < MIN_OPSET:
-        _LOGGER.info("Opset %d < %d: attention left as exported", _opset(model), MIN_OPSET)
+    if opset(model) < MIN_OPSET:
+        _LOGGER.info("Opset %d < %d: attention left as exported", opset(model), MIN_OPSET)
         return 0
-    graph = _Graph(model)
+    graph = GraphIndex(model)
     layers = 0
     for name in list(graph.weights):
         if name.endswith(_KEY_SUFFIX):
@@ -88,25 +53,9 @@ def rewrite(model: ModelProto) -> int:
 
 
 def same_outputs(exported: Path, rewritten: Path) -> bool:
-    """Whether two models compute the same on a probe input: an export laid out differently
-    than expected must never change the sound. Each model is loaded and freed in turn."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    outputs = []
-    try:
-        for path in (exported, rewritten):
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            outputs.append(session.run(None, _probe_inputs(session.get_inputs())))
-            del session
-    except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
-        _LOGGER.warning("Band attention could not be checked: %s", err)
-        return False
-    return all(
-        want.shape == got.shape
-        and np.allclose(want, got, rtol=1e-4, atol=1e-4 * float(np.abs(want).max(initial=1)))
-        for want, got in zip(*outputs, strict=True)
+    """Whether the rewritten front computes what the exported one does on a probe input."""
+    return graph_edit.same_outputs(
+        exported, rewritten, lambda inputs: [_probe_inputs(inputs)], "Band attention"
     )
 
 
@@ -130,7 +79,7 @@ def _probe_inputs(inputs: Any, length: int = 12) -> dict[str, np.ndarray]:
     return probe
 
 
-def _rewrite_layer(graph: _Graph, key_name: str, value_name: str) -> bool:
+def _rewrite_layer(graph: GraphIndex, key_name: str, value_name: str) -> bool:
     """Find one layer's pieces by following the tensors from its two embeddings."""
     key_matmul = graph.first_consumer(key_name, "MatMul")
     value_matmul = graph.first_consumer(value_name, "MatMul")
@@ -171,7 +120,7 @@ def _rewrite_layer(graph: _Graph, key_name: str, value_name: str) -> bool:
     return True
 
 
-def _band_indices(graph: _Graph, prefix: str, query: str, width: int) -> tuple[str, str]:
+def _band_indices(graph: GraphIndex, prefix: str, query: str, width: int) -> tuple[str, str]:
     """Column j = i + r - w of every band cell (clamped) and whether it lies inside [0, T)."""
     reach = width // 2
     nodes: list[NodeProto] = []
@@ -203,7 +152,7 @@ def _band_indices(graph: _Graph, prefix: str, query: str, width: int) -> tuple[s
     return index, valid
 
 
-def _other_input(add: NodeProto, graph: _Graph, reached_from: str) -> str | None:
+def _other_input(add: NodeProto, graph: GraphIndex, reached_from: str) -> str | None:
     """The input of ``add`` that does not descend from ``reached_from``."""
     for candidate in add.input:
         if not _descends(graph, candidate, reached_from):
@@ -211,7 +160,7 @@ def _other_input(add: NodeProto, graph: _Graph, reached_from: str) -> str | None
     return None
 
 
-def _descends(graph: _Graph, tensor: str, ancestor: str, limit: int = 12) -> bool:
+def _descends(graph: GraphIndex, tensor: str, ancestor: str, limit: int = 12) -> bool:
     queue, seen = deque([tensor]), {tensor}
     while queue and limit > 0:
         current = queue.popleft()
@@ -226,7 +175,7 @@ def _descends(graph: _Graph, tensor: str, ancestor: str, limit: int = 12) -> boo
     return False
 
 
-def _producer(graph: _Graph, tensor: str) -> NodeProto | None:
+def _producer(graph: GraphIndex, tensor: str) -> NodeProto | None:
     return graph.producers.get(tensor)
 
 
@@ -242,7 +191,7 @@ def _drop_unused(model: ModelProto) -> None:
     graph = model.graph
     needed = {output.name for output in graph.output}
     kept: list[NodeProto] = []
-    for node in reversed(_topological(graph.node)):
+    for node in reversed(topological(graph.node)):
         if any(out in needed for out in node.output):
             kept.append(node)
             needed.update(node.input)
@@ -251,26 +200,3 @@ def _drop_unused(model: ModelProto) -> None:
     unused = [init for init in graph.initializer if init.name not in needed]
     for init in unused:
         graph.initializer.remove(init)
-
-
-def _topological(nodes: Any) -> list[NodeProto]:
-    """New nodes were appended at the end; order everything by data dependencies (Kahn)."""
-    nodes = list(nodes)
-    produced_by = {out: index for index, node in enumerate(nodes) for out in node.output}
-    waiting = [0] * len(nodes)
-    users: dict[int, list[int]] = {}
-    for index, node in enumerate(nodes):
-        parents = {produced_by[name] for name in node.input if name in produced_by}
-        waiting[index] = len(parents)
-        for parent in parents:
-            users.setdefault(parent, []).append(index)
-    ready = deque(index for index, count in enumerate(waiting) if count == 0)
-    order: list[NodeProto] = []
-    while ready:
-        index = ready.popleft()
-        order.append(nodes[index])
-        for user in users.get(index, []):
-            waiting[user] -= 1
-            if waiting[user] == 0:
-                ready.append(user)
-    return order

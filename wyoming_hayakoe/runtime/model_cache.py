@@ -10,7 +10,9 @@ Two preparations, both cached under a directory of the user's choosing:
   attention_band), which halves the front's time on long sentences.
 * Every model is optimized once at level ALL and saved with its initializers as external data;
   later starts load that file with optimization off. Start-up skips the optimizer, and the
-  weights are memory-mapped from the page cache instead of copied onto the heap.
+  weights are memory-mapped from the page cache instead of copied onto the heap. In the BERT,
+  the relative-position terms the optimizer folded into constants are then computed on the
+  positions a sentence reaches only (see position_span).
 
 Optimized files hold layouts for this CPU, so the cache key includes the ONNX Runtime version,
 the machine and the source file's size and modification time.
@@ -39,6 +41,8 @@ _DECODER_INPUT_NODE = "dec/conv_pre/Conv"
 _CONDITION_NODE = "dec/cond/Conv"
 _SPLIT_VERSION = "band-attention-2"
 """Changes when the preparation of the split models changes, so old copies are redone."""
+_OPTIMIZE_VERSION = "position-span-1"
+"""Changes when what is done to an optimized model changes, so old copies are redone."""
 
 
 @dataclass(frozen=True)
@@ -195,13 +199,17 @@ def optimized_model(source: Path, cache_dir: Path, options: ort.SessionOptions) 
             "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
         )
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        from . import position_span  # onnx: only the preparing child imports it
+
+        if sliced := position_span.rewrite_file(staging / "model.onnx"):
+            _LOGGER.info("%s: %d position terms computed on the span used", source, sliced)
     _LOGGER.info("Optimized %s for this machine into %s", source, target)
     return model_path
 
 
 def optimized_model_path(source: Path, cache_dir: Path) -> Path:
     """Where the optimized copy of ``source`` is (or will be) kept."""
-    return cache_dir / f"opt-{source.stem}-{_cache_key(source)}" / "model.onnx"
+    return cache_dir / f"opt-{source.stem}-{_cache_key(source, _OPTIMIZE_VERSION)}" / "model.onnx"
 
 
 def cached_number(

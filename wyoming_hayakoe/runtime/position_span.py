@@ -61,16 +61,16 @@ def rewrite(model: ModelProto) -> int:
             ranges[source] = _index_range(graph, source, new_nodes)
         low, high, shifted = ranges[source]
         # Stored column by column, a slice is one contiguous read: laid out as exported, it
-        # would touch every head's rows, and the kernel maps 64 KB around each page touched.
+        # touches every head's rows, and the kernel maps more of the file than is read.
         weight = graph.weights[tile.input[0]]
         order = [axis, *(other for other in range(3) if other != axis)]
+        prefix = f"{_PREFIX}term{sliced}/"
         by_column = graph.add_weight(
-            f"{_PREFIX}{tile.name}/by_column",
+            f"{prefix}by_column",
             np.ascontiguousarray(numpy_helper.to_array(weight).transpose(order)),
         )
-        if [user.name for user in graph.consumers[weight.name]] == [tile.name]:
+        if len(graph.consumers[weight.name]) == 1:  # this Tile only
             graph.graph.initializer.remove(weight)
-        prefix = f"{_PREFIX}{tile.name}/"
         columns = _node(new_nodes, prefix, "Slice", [by_column, low, high, _FIRST_AXIS])
         tile.input[0] = _node(
             new_nodes, prefix, "Transpose", [columns], perm=np.argsort(order).tolist()
@@ -172,7 +172,7 @@ def _index_source(graph: GraphIndex, gather: NodeProto) -> str:
 def _index_range(graph: GraphIndex, source: str, nodes: list[NodeProto]) -> tuple[str, str, str]:
     """Nodes computing the lowest index, one past the highest ([1] each, for ``Slice``)
     and the index values shifted down by the lowest."""
-    prefix = f"{_PREFIX}{len(nodes)}/"
+    prefix = f"{_PREFIX}index{len(nodes)}/"
     one = graph.add_weight(f"{prefix}one", np.array([1], np.int64))
     lowest = _node(nodes, prefix, "ReduceMin", [source], keepdims=0)
     highest = _node(nodes, prefix, "ReduceMax", [source], keepdims=0)

@@ -44,14 +44,11 @@ def _tiled_weights(model: onnx.ModelProto) -> int:
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The BERT optimized by ONNX Runtime, without the span rewrite."""
-    original = position_span.rewrite_file
-    try:
-        position_span.rewrite_file = lambda path: 0  # type: ignore[assignment]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(position_span, "rewrite_file", lambda path: 0)
         return optimized_model(
             BERT, tmp_path_factory.mktemp("plain"), RuntimeSettings(1).session_options()
         )
-    finally:
-        position_span.rewrite_file = original  # type: ignore[assignment]
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +139,24 @@ def test_a_graph_without_tiled_constants_is_left_alone(tmp_path: Path) -> None:
     assert path.read_bytes() == before
     model = onnx.load(str(path))
     assert position_span.rewrite(model) == 0
+
+
+def test_terms_sharing_one_index_are_all_sliced(plain: Path, tmp_path: Path) -> None:
+    """Every layer's gathers read one broadcast index (as a graph optimizer that merges equal
+    nodes would leave them): each term is still sliced, on the index as exported."""
+    model = onnx.load(str(plain))
+    producers = {out: node for node in model.graph.node for out in node.output}
+    first_index: dict[str, str] = {}
+    for node in model.graph.node:
+        expand = producers.get(node.input[1]) if node.op_type == "GatherElements" else None
+        if expand is not None and expand.op_type == "Expand":
+            node.input[1] = first_index.setdefault(expand.input[0], node.input[1])
+    assert len(first_index) == 2, "one index for content-to-position, one for the reverse"
+    shared = tmp_path / "model.onnx"
+    onnx.save(model, str(shared), save_as_external_data=True, location="model.data")
+    expected = {length: _hidden_states(shared, length) for length in LENGTHS}
+    assert np.array_equal(expected[9], _hidden_states(plain, 9))
+
+    assert position_span.rewrite_file(shared) == _tiled_weights(model)
+    for length, want in expected.items():
+        assert np.abs(want - _hidden_states(shared, length)).max() <= 1e-6 * np.abs(want).max()

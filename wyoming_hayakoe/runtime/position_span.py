@@ -44,19 +44,22 @@ PROBE_LENGTHS = (12, 300)
 def rewrite(model: ModelProto) -> int:
     """Slice every tiled position constant of ``model`` in place; returns how many."""
     graph = GraphIndex(model)
-    new_nodes: list[NodeProto] = []
-    ranges: dict[str, tuple[str, str, str]] = {}
-    sliced = 0
+    # Every term is found before any is edited: terms may share an index (an Expand read by
+    # several gathers), and each must see it as exported.
+    terms = []
     for tile in [node for node in graph.graph.node if node.op_type == "Tile"]:
         found = _gathers_of(graph, tile)
         if found is None:
             continue
         axis, gathers = found
+        reads = [_index_read(graph, gather) for gather in gathers]
         # Every gather of this constant must pick from the same columns: one index tensor.
-        sources = {_index_source(graph, gather) for gather in gathers}
-        if len(sources) != 1:
-            continue
-        source = sources.pop()
+        if len({source for source, _, _ in reads}) == 1:
+            terms.append((tile, axis, reads))
+    new_nodes: list[NodeProto] = []
+    ranges: dict[str, tuple[str, str, str]] = {}
+    for number, (tile, axis, reads) in enumerate(terms):
+        source = reads[0][0]
         if source not in ranges:
             ranges[source] = _index_range(graph, source, new_nodes)
         low, high, shifted = ranges[source]
@@ -64,7 +67,7 @@ def rewrite(model: ModelProto) -> int:
         # touches every head's rows, and the kernel maps more of the file than is read.
         weight = graph.weights[tile.input[0]]
         order = [axis, *(other for other in range(3) if other != axis)]
-        prefix = f"{_PREFIX}term{sliced}/"
+        prefix = f"{_PREFIX}term{number}/"
         by_column = graph.add_weight(
             f"{prefix}by_column",
             np.ascontiguousarray(numpy_helper.to_array(weight).transpose(order)),
@@ -75,15 +78,14 @@ def rewrite(model: ModelProto) -> int:
         tile.input[0] = _node(
             new_nodes, prefix, "Transpose", [columns], perm=np.argsort(order).tolist()
         )
-        for gather in gathers:
-            _read_index(graph, gather, source, shifted)
-        sliced += 1
-    if sliced:
+        for _, reader, position in reads:
+            reader.input[position] = shifted
+    if terms:
         graph.add_weight(_FIRST_AXIS, np.array([0], np.int64))
         nodes = topological([*graph.graph.node, *new_nodes])
         del graph.graph.node[:]
         graph.graph.node.extend(nodes)
-    return sliced
+    return len(terms)
 
 
 def _node(nodes: list[NodeProto], prefix: str, op: str, inputs: list[str], **attrs: Any) -> str:
@@ -160,13 +162,14 @@ def _gathers_of(graph: GraphIndex, tile: NodeProto) -> tuple[int, list[NodeProto
     return axis, gathers
 
 
-def _index_source(graph: GraphIndex, gather: NodeProto) -> str:
-    """The smallest tensor holding the gather's index values: the input of the ``Expand``
-    that broadcasts it over batch and heads, or the index itself."""
+def _index_read(graph: GraphIndex, gather: NodeProto) -> tuple[str, NodeProto, int]:
+    """The smallest tensor holding the gather's index values, and the node input that reads
+    it: the input of the ``Expand`` that broadcasts it over batch and heads, or the gather's
+    own index input."""
     producer = graph.producers.get(gather.input[1])
     if producer is not None and producer.op_type == "Expand":
-        return str(producer.input[0])
-    return str(gather.input[1])
+        return str(producer.input[0]), producer, 0
+    return str(gather.input[1]), gather, 1
 
 
 def _index_range(graph: GraphIndex, source: str, nodes: list[NodeProto]) -> tuple[str, str, str]:
@@ -179,15 +182,6 @@ def _index_range(graph: GraphIndex, source: str, nodes: list[NodeProto]) -> tupl
     low = _node(nodes, prefix, "Reshape", [lowest, one])
     high = _node(nodes, prefix, "Add", [_node(nodes, prefix, "Reshape", [highest, one]), one])
     return low, high, _node(nodes, prefix, "Sub", [source, low])
-
-
-def _read_index(graph: GraphIndex, gather: NodeProto, source: str, shifted: str) -> None:
-    """Point ``gather`` (or the ``Expand`` feeding it) at the shifted index values."""
-    producer = graph.producers.get(gather.input[1])
-    if producer is not None and producer.op_type == "Expand" and producer.input[0] == source:
-        producer.input[0] = shifted
-    else:
-        gather.input[1] = shifted
 
 
 def _probes(inputs: Any) -> list[graph_edit.Feeds]:

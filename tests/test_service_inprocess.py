@@ -33,7 +33,7 @@ from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, free_port
 from tools.wyoming_requests import read_until, synthesize
 from wyoming_hayakoe.engine import SynthesisParams
 from wyoming_hayakoe.server.handler import HandlerOptions, HayakoeEventHandler
-from wyoming_hayakoe.server.service import ServiceSettings, TtsService
+from wyoming_hayakoe.service import ServiceSettings, TtsService
 from wyoming_hayakoe.text.sentences import split_text
 from wyoming_hayakoe.voices.layout import PREFERRED_VOICE_FILES, voice_dir
 from wyoming_hayakoe.voices.store import VoiceStore

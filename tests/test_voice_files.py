@@ -17,7 +17,7 @@ from hf_server import HFTestServer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.errors import ModelFileError, UnknownStyleError
 from wyoming_hayakoe.runtime.model_cache import split_synthesizer
-from wyoming_hayakoe.server.voice_names import request_params
+from wyoming_hayakoe.service.voice_names import request_params
 from wyoming_hayakoe.voices import layout
 from wyoming_hayakoe.voices.config import VoiceConfig
 from wyoming_hayakoe.voices.download import DownloadOptions

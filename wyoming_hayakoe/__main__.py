@@ -1,19 +1,35 @@
-"""Entry point: ``python -m wyoming_hayakoe`` and the ``wyoming-hayakoe`` command."""
+"""Entry point: ``python -m wyoming_hayakoe`` and the ``wyoming-hayakoe`` command.
+
+Parses the command line, turns it into the settings of the service and of its two adapters
+(the Wyoming server and, with ``--http-uri``, the web page), and runs them on one event loop.
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
 import os
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .cli import parse_args
+from .cli import PARAM_OPTIONS, parse_args
+
+if TYPE_CHECKING:
+    from .server.app import WyomingSettings
+    from .service import TtsService
+
+_LOGGER = logging.getLogger(__name__)
 
 
 def run() -> None:
     """Console-script entry point."""
     args = parse_args()
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO, format=args.log_format)
+    if not args.debug:
+        logging.getLogger("zeroconf").setLevel(logging.WARNING)
     # Imported after parsing so that argument errors, --help and --version need no ONNX Runtime.
     from .server.app import serve
 
@@ -24,11 +40,8 @@ def run() -> None:
 
         web = web_page_starter(args.http_uri, args.http_allow or ())
 
-    logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO, format=args.log_format)
-    if not args.debug:
-        logging.getLogger("zeroconf").setLevel(logging.WARNING)
     try:
-        outcome = asyncio.run(serve(args, web))
+        outcome = asyncio.run(serve(create_service(args), wyoming_settings(args), web))
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
         sys.exit(130)
     if outcome.threads_busy:
@@ -40,6 +53,47 @@ def run() -> None:
             sys.stderr.flush()
         os._exit(outcome.exit_code)
     sys.exit(outcome.exit_code)
+
+
+def create_service(args: argparse.Namespace) -> TtsService:
+    """The service as the parsed options describe it."""
+    from .engine.params import SynthesisParams
+    from .errors import HayakoeError
+    from .service import ServiceSettings, TtsService
+    from .text.user_dict import user_dictionary_path
+    from .voices.layout import CACHE_DIR, USER_DICTIONARY_FILE
+    from .voices.store import VoiceStore
+
+    given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
+    params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
+    store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)
+    try:
+        user_dictionary: Path | None = user_dictionary_path(args.data_dir[0], USER_DICTIONARY_FILE)
+    except HayakoeError as err:
+        _LOGGER.error("%s: the user dictionary is not used", err)
+        user_dictionary = None
+    settings = ServiceSettings(
+        default_voice=args.voice,
+        params=params,
+        max_text_length=args.max_text_length,
+        streaming=not args.no_streaming,
+        local_files_only=args.local_files_only,
+        default_style=args.style,
+        threads=args.threads,
+        cache_dir=args.cache_dir or args.download_dir / CACHE_DIR,
+        audio_cache_bytes=int(args.audio_cache_mb * 1024 * 1024),
+        user_dictionary=user_dictionary,
+    )
+    return TtsService(store, settings)
+
+
+def wyoming_settings(args: argparse.Namespace) -> WyomingSettings:
+    """Where the Wyoming server listens and how it answers, as the options say."""
+    from .server.app import WyomingSettings
+    from .server.handler import HandlerOptions
+
+    handler = HandlerOptions(args.samples_per_chunk, client_timeout=args.client_timeout)
+    return WyomingSettings(args.uri, handler, zeroconf_name=args.zeroconf)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine.params import SynthesisParams
-from wyoming_hayakoe.server.service import ServiceSettings, TtsService
+from wyoming_hayakoe.service import ServiceSettings, TtsService
 from wyoming_hayakoe.text.user_dict import UserDictionary
 from wyoming_hayakoe.voices.catalog import CatalogVoice
 from wyoming_hayakoe.voices.store import VoiceStore

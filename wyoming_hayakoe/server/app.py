@@ -8,26 +8,19 @@ SIGTERM stop it at once, even in the middle of a synthesis.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from wyoming.event import async_get_stdin, async_get_stdout, async_read_event
 from wyoming.server import AsyncServer, AsyncStdioServer, AsyncTcpServer, HandlerFactory
 
-from ..cli import PARAM_OPTIONS
-from ..engine.params import SynthesisParams
 from ..errors import HayakoeError
-from ..text.user_dict import user_dictionary_path
-from ..voices.layout import CACHE_DIR, USER_DICTIONARY_FILE
-from ..voices.store import VoiceStore
+from ..service import TtsService
 from .handler import HandlerOptions, HayakoeEventHandler
-from .service import ServiceSettings, TtsService
 from .zeroconf_announcer import ZeroconfAnnouncer
 
 _LOGGER = logging.getLogger(__name__)
@@ -39,16 +32,28 @@ SideServer = Callable[["TtsService"], Awaitable[Stopper | None]]
 or None if it cannot start (it has logged why)."""
 
 
+@dataclass(frozen=True)
+class WyomingSettings:
+    """Where and how the Wyoming side listens."""
+
+    uri: str
+    """``tcp://HOST:PORT``, ``unix://PATH`` or ``stdio://``."""
+    handler: HandlerOptions
+    zeroconf_name: str | None = None
+    """Announce ``_wyoming._tcp`` under this name (tcp:// only); None: no announcement."""
+
+
 @dataclass
 class Outcome:
     exit_code: int
     threads_busy: bool = False  # a worker thread is still inside ONNX Runtime or a download
 
 
-async def serve(args: argparse.Namespace, side_server: SideServer | None = None) -> Outcome:
-    """Serve until stopped; the outcome says how the process should exit."""
-    service = _create_service(args)
-    options = HandlerOptions(args.samples_per_chunk, client_timeout=args.client_timeout)
+async def serve(
+    service: TtsService, settings: WyomingSettings, side_server: SideServer | None = None
+) -> Outcome:
+    """Serve ``service`` until stopped, then close it; the outcome says how to exit."""
+    options = settings.handler
 
     def new_handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Any:
         return HayakoeEventHandler(service, options, reader, writer)
@@ -59,9 +64,9 @@ async def serve(args: argparse.Namespace, side_server: SideServer | None = None)
         loop.add_signal_handler(signum, stop.set)
 
     await service.refresh_voices()  # the voice list, so that the first describe is quick
-    server = AsyncServer.from_uri(args.uri)
+    server = AsyncServer.from_uri(settings.uri)
     stdio = isinstance(server, AsyncStdioServer)
-    loading = asyncio.create_task(service.load_default_voice(args.style))
+    loading = asyncio.create_task(service.load_default_voice())
     serving: asyncio.Task[None] | None = None
     announcing: asyncio.Task[ZeroconfAnnouncer | None] | None = None
     stop_side: Stopper | None = None
@@ -69,14 +74,15 @@ async def serve(args: argparse.Namespace, side_server: SideServer | None = None)
     try:
         if stdio:
             serving = asyncio.create_task(_serve_stdio(new_handler))
-        elif not await _listen(server, new_handler, args.uri):
+        elif not await _listen(server, new_handler, settings.uri):
             return Outcome(1)
-        _LOGGER.info("Listening on %s", args.uri)
+        _LOGGER.info("Listening on %s", settings.uri)
         if side_server is not None and (stop_side := await side_server(service)) is None:
             return Outcome(1)
-        if args.zeroconf and isinstance(server, AsyncTcpServer):
-            announcing = asyncio.create_task(_announce(args.zeroconf, server.port, server.host))
-        code = await _run_until_stopped(args.voice, loading, stop, serving)
+        if settings.zeroconf_name and isinstance(server, AsyncTcpServer):
+            name = settings.zeroconf_name
+            announcing = asyncio.create_task(_announce(name, server.port, server.host))
+        code = await _run_until_stopped(service.settings.default_voice, loading, stop, serving)
     finally:
         _LOGGER.info("Stopping")
         for task in (loading, serving):
@@ -89,29 +95,6 @@ async def serve(args: argparse.Namespace, side_server: SideServer | None = None)
             await stop_side()
         await service.close()
     return Outcome(code, threads_busy=service.busy)
-
-
-def _create_service(args: argparse.Namespace) -> TtsService:
-    given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
-    params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
-    store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)
-    try:
-        user_dictionary: Path | None = user_dictionary_path(args.data_dir[0], USER_DICTIONARY_FILE)
-    except HayakoeError as err:
-        _LOGGER.error("%s: the user dictionary is not used", err)
-        user_dictionary = None
-    settings = ServiceSettings(
-        default_voice=args.voice,
-        params=params,
-        max_text_length=args.max_text_length,
-        streaming=not args.no_streaming,
-        local_files_only=args.local_files_only,
-        threads=args.threads,
-        cache_dir=args.cache_dir or args.download_dir / CACHE_DIR,
-        audio_cache_bytes=int(args.audio_cache_mb * 1024 * 1024),
-        user_dictionary=user_dictionary,
-    )
-    return TtsService(store, settings)
 
 
 async def _listen(server: Any, factory: HandlerFactory, uri: str) -> bool:

@@ -32,9 +32,11 @@ from wyoming.tts import (
 
 from ..engine import Continuation, PcmPiece
 from ..errors import HayakoeError, TextError
+from ..service import ResolvedVoice, TtsService
 from ..text.sentences import SentenceStream
 from .audio_events import AudioResponse
 from .connection import Connection, Job
+from .info import build_info
 from .protocol import (
     BadRequest,
     OversizedEvent,
@@ -43,7 +45,6 @@ from .protocol import (
     parse_stream_start,
     parse_synthesize,
 )
-from .service import ResolvedVoice, TtsService
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -229,7 +230,8 @@ class HayakoeEventHandler(Connection):
             await self.report(err)
 
     async def _write_info(self) -> None:
-        await self.write_event(self._service.info().event())
+        info = build_info(self._service.voice_entries, self._service.settings.streaming)
+        await self.write_event(info.event())
 
     async def _resolve(self, voice: SynthesizeVoice | None) -> ResolvedVoice:
         name = voice.name if voice is not None else None

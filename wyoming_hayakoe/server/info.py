@@ -7,31 +7,17 @@ of its own, named ``<voice> (<style>)``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice, TtsVoiceSpeaker
 
 from .. import __version__
+from ..service.voice_names import styled_voice_name
 from ..voices.listing import HAYAKOE_CREDIT, VoiceEntry
 
 PROGRAM_NAME = "hayakoe"
 PROGRAM_DESCRIPTION = "HayaKoe: fast Japanese Style-Bert-VITS2 voices on the CPU"
 LANGUAGES = ["ja"]
-
-_STYLED_NAME_RE = re.compile(r"^(?P<voice>.+) \((?P<style>[^()]+)\)$")
-
-
-def styled_voice_name(voice: str, style: str) -> str:
-    return f"{voice} ({style})"
-
-
-def split_styled_voice_name(name: str) -> tuple[str, str] | None:
-    """``"jvnv-F1-jp (Happy)"`` -> ``("jvnv-F1-jp", "Happy")``; None if not of that form."""
-    match = _STYLED_NAME_RE.match(name)
-    if match is None:
-        return None
-    return match.group("voice"), match.group("style")
 
 
 def build_info(entries: Iterable[VoiceEntry], streaming: bool) -> Info:

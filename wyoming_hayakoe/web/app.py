@@ -29,7 +29,7 @@ from .pages import PAGES, page_handler
 from .uploads import UploadError, UploadLimits
 
 if TYPE_CHECKING:
-    from ..server.service import TtsService
+    from ..service import TtsService
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..engine import PcmPiece
 from ..errors import TextError, UnknownVoiceError
-from ..server.service import ResolvedVoice, TtsService
+from ..service import ResolvedVoice, TtsService
 from ..text.accent import accent_phrases
 from ..text.frontend import TextFrontend
 from ..text.g2p import g2p

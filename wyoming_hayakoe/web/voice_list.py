@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HayakoeError
-from ..server.service import TtsService
+from ..service import TtsService
 from ..voices.sources import VoiceSource
 
 

@@ -1,7 +1,9 @@
-"""The server's TTS service: owns the engine, the voice list and the synthesis queue.
+"""The application: owns the engine, the voice list and the synthesis queue.
 
-Everything that blocks (disk scans, downloads, loading ONNX sessions, compiling the user
-dictionary, synthesis) runs on the service's worker threads (workers.py), never on the
+Both adapters stand on it: the Wyoming server (``server/``) and the web page (``web/``). It
+speaks neither protocol and knows nothing of the command line: ``__main__`` builds its
+settings. Everything that blocks (disk scans, downloads, loading ONNX sessions, compiling the
+user dictionary, synthesis) runs on the service's worker threads (workers.py), never on the
 event loop. Synthesis takes one CPU slot at a time: ONNX Runtime already spreads one synthesis
 over all the threads it is given, so running two at once would only make both slower.
 Requests wait for the slot in arrival order.
@@ -17,16 +19,14 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
-
-from wyoming.info import Info
 
 from ..engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
 from ..runtime.self_check import SelfCheckResult
 from ..text.frontend import TextFrontend
+from ..voices.listing import VoiceEntry
 from ..voices.store import VoiceStore
-from .info import build_info
+from .settings import ServiceSettings
 from .voice_names import VoiceNames, request_params
 from .workers import Workers
 
@@ -34,25 +34,6 @@ _LOGGER = logging.getLogger(__name__)
 
 PieceCallback = Callable[[PcmPiece], Awaitable[None]]
 EngineFactory = Callable[..., Engine]
-
-
-@dataclass(frozen=True)
-class ServiceSettings:
-    default_voice: str
-    params: SynthesisParams
-    """Defaults for every request (the style applies where the voice has it)."""
-    max_text_length: int
-    """Longest text accepted, in characters, whole or streamed."""
-    streaming: bool
-    """Whether streamed text (synthesize-start/chunk/stop) is accepted."""
-    local_files_only: bool
-    threads: int | None = None
-    cache_dir: Path | None = None
-    """Models prepared for this machine (see runtime/model_cache.py)."""
-    audio_cache_bytes: int = 0
-    """Memory for finished audio of repeated requests."""
-    user_dictionary: Path | None = None
-    """user_dict.csv, reloaded when edited."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +72,6 @@ class TtsService:
         self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
-        self._info: Info | None = None
         self._cleanups: set[asyncio.Task[None]] = set()
 
     @property
@@ -102,23 +82,22 @@ class TtsService:
     # ----- the voice list -----
 
     async def refresh_voices(self) -> None:
-        """Look at the data dirs again, off the event loop; ``describe`` shows the result."""
+        """Look at the data dirs again, off the event loop; :attr:`voice_entries` shows it."""
         await self._workers.load(self._names.rescan)
-        self._info = None
 
-    def info(self) -> Info:
-        """The ``info`` event, from the voice list in memory (no disk access)."""
-        if self._info is None:
-            self._info = build_info(self._names.entries, self.settings.streaming)
-        return self._info
+    @property
+    def voice_entries(self) -> list[VoiceEntry]:
+        """Every voice a client may ask for, from memory (no disk access)."""
+        return self._names.entries
 
     # ----- voices -----
 
-    async def load_default_voice(self, style: str | None = None) -> Voice:
+    async def load_default_voice(self) -> Voice:
         """Load the shared BERT and the default voice, downloading them if allowed.
 
-        ``style`` (the configured default style) must be a style of that voice.
+        The configured default style, if any, must be a style of that voice.
         """
+        style = self.settings.default_style
         resolved = await self.resolve(self.settings.default_voice, style)
         if style is not None:
             self._params = dataclasses.replace(self._params, style=resolved.params.style)

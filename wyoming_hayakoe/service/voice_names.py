@@ -8,6 +8,7 @@ a name that is not on it (a voice copied in since), and only on a worker thread.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -15,7 +16,21 @@ from ..engine import SynthesisParams, Voice
 from ..errors import UnknownStyleError
 from ..voices.listing import VoiceEntry, collect_voice_entries
 from ..voices.store import VoiceStore
-from .info import split_styled_voice_name
+
+_STYLED_NAME_RE = re.compile(r"^(?P<voice>.+) \((?P<style>[^()]+)\)$")
+
+
+def styled_voice_name(voice: str, style: str) -> str:
+    """The name under which a style is offered as a voice of its own."""
+    return f"{voice} ({style})"
+
+
+def split_styled_voice_name(name: str) -> tuple[str, str] | None:
+    """``"jvnv-F1-jp (Happy)"`` -> ``("jvnv-F1-jp", "Happy")``; None if not of that form."""
+    match = _STYLED_NAME_RE.match(name)
+    if match is None:
+        return None
+    return match.group("voice"), match.group("style")
 
 
 @dataclass(frozen=True)

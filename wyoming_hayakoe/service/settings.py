@@ -1,0 +1,32 @@
+"""What the service is configured with; built by the entry point from its options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine.params import SynthesisParams
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    default_voice: str
+    """The voice of requests that name none; loaded at start-up."""
+    params: SynthesisParams
+    """Defaults for every request (the style applies where the voice has it)."""
+    max_text_length: int
+    """Longest text accepted, in characters, whole or streamed."""
+    streaming: bool
+    """Whether streamed text (synthesize-start/chunk/stop) is accepted."""
+    local_files_only: bool
+    """Never download: only installed voices are offered and loaded."""
+    default_style: str | None = None
+    """The style asked for as default, checked against the default voice at start-up."""
+    threads: int | None = None
+    """ONNX Runtime intra-op threads (None: the cores this process may use)."""
+    cache_dir: Path | None = None
+    """Models prepared for this machine (see runtime/model_cache.py)."""
+    audio_cache_bytes: int = 0
+    """Memory for finished audio of repeated requests."""
+    user_dictionary: Path | None = None
+    """user_dict.csv, reloaded when edited."""

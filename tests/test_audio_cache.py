@@ -35,7 +35,7 @@ def test_repeated_announcement_comes_from_the_cache() -> None:
     assert [c.pcm for c in second] == [c.pcm for c in first]
     assert len(engine.audio_cache or []) == 1
     # Other parameters or another split are other entries.
-    list(engine.synthesize(voice, text, SynthesisParams(speed=1.2)))
+    list(engine.synthesize(voice, text, SynthesisParams(length_scale=1.2)))
     list(engine.synthesize(voice, text.replace("。", "。\n")))
     assert len(engine.audio_cache or []) == 3
 

@@ -57,11 +57,13 @@ def reference(tmp_path_factory: pytest.TempPathFactory):
         yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
 
 
-def _params(style: str = "Neutral", weight: float = 1.0, speed: float = 1.0) -> SynthesisParams:
+def _params(
+    style: str = "Neutral", weight: float = 1.0, length_scale: float = 1.0
+) -> SynthesisParams:
     return SynthesisParams(
         style=style,
         style_weight=weight,
-        speed=speed,
+        length_scale=length_scale,
         sdp_ratio=0.0,
         noise_scale=0.0,
         noise_scale_w=0.0,
@@ -72,7 +74,7 @@ def _ref_params(p: SynthesisParams):
     return ref_speaker._SynthesisParams(
         style=p.style,
         style_weight=p.style_weight,
-        speed=p.speed,
+        speed=p.length_scale,
         sdp_ratio=p.sdp_ratio,
         noise=p.noise_scale,
         noise_w=p.noise_scale_w,
@@ -84,7 +86,7 @@ def _reference_render(speaker, text: str, p: SynthesisParams) -> tuple[np.ndarra
     sentences = ref_speaker._split_sentences(text)
     rp = _ref_params(p)
     pauses = speaker._predict_pauses(
-        text, sentences, p.style, p.style_weight, 0, p.speed, p.sdp_ratio, p.noise_scale_w
+        text, sentences, p.style, p.style_weight, 0, p.length_scale, p.sdp_ratio, p.noise_scale_w
     )
     parts: list[np.ndarray] = []
     gaps: list[int] = []
@@ -139,11 +141,14 @@ def test_multi_sentence_audio_and_pauses_match_reference(engine, reference, text
 
 
 @pytest.mark.parametrize(
-    ("style", "weight", "speed"), [("Happy", 1.0, 1.0), ("Angry", 0.5, 1.2), ("Sad", 2.0, 0.8)]
+    ("style", "weight", "length_scale"),
+    [("Happy", 1.0, 1.0), ("Angry", 0.5, 1.2), ("Sad", 2.0, 0.8)],
 )
-def test_styles_and_speed_match_reference(engine, reference, style, weight, speed) -> None:
+def test_styles_and_length_scales_match_reference(
+    engine, reference, style, weight, length_scale
+) -> None:
     text = "電気を消しました。おやすみなさい。"
-    p = _params(style, weight, speed)
+    p = _params(style, weight, length_scale)
     ours, our_gaps = _our_render(engine, text, p)
     theirs, their_gaps = _reference_render(reference, text, p)
     assert our_gaps == their_gaps

@@ -72,7 +72,7 @@ async def test_synthesize_streams_a_wav(site: tuple[WebFixture, TestClient]) -> 
     # The same audio; windows planned from the measured speed may round one sample 1 LSB apart.
     first, second = (np.frombuffer(data, dtype="<i2").astype(int) for data in (pcm, again))
     assert first.shape == second.shape and np.abs(first - second).max() <= 1
-    slower = await client.post("/api/synthesize", json={**request, "speed": 2.0})
+    slower = await client.post("/api/synthesize", json={**request, "length_scale": 2.0})
     assert len(parse_wav(await slower.read())[1]) > 1.5 * len(pcm)
 
 
@@ -103,7 +103,7 @@ async def test_synthesize_sends_each_sentence_as_it_is_ready(
         ({"text": "あ" * (MAX_TEXT + 1), "voice": "tiny"}, 400, "limit"),
         ({"text": "   ", "voice": "tiny"}, 400, "empty"),
         ({"text": 5, "voice": "tiny"}, 400, "string"),
-        ({"text": "はい", "voice": "tiny", "speed": 0}, 400, "speed"),
+        ({"text": "はい", "voice": "tiny", "length_scale": 0}, 400, "length_scale"),
         ({"text": "はい", "voice": "tiny", "noise_scale": "loud"}, 400, "number"),
         ({"text": "はい", "voice": "tiny", "sdp_ratio": 1e309}, 400, "sdp_ratio"),
         ({"text": "はい"}, 400, "voice"),

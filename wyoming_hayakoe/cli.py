@@ -43,7 +43,7 @@ DEFAULT_CLIENT_TIMEOUT = 30.0
 # Options that map onto the engine's SynthesisParams fields (None: keep the engine default).
 PARAM_OPTIONS = {
     "style": "style",
-    "speed": "speed",
+    "speed": "length_scale",
     "sdp_ratio": "sdp_ratio",
     "noise_scale": "noise_scale",
     "noise_w": "noise_scale_w",

@@ -27,7 +27,7 @@ def _model_inputs(
         "language": np.asarray([phonemes.language_ids], dtype=np.int64),
         "bert": bert[np.newaxis],
         "style_vec": style_vector[np.newaxis].astype(np.float32),
-        "length_scale": scalar(params.speed),
+        "length_scale": scalar(params.length_scale),
         "noise_scale_w": scalar(params.noise_scale_w),
         "sdp_ratio": scalar(params.sdp_ratio),
     }

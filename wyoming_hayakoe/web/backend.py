@@ -41,7 +41,7 @@ class ParamLimits:
 
     ranges: dict[str, tuple[float, float]] = field(
         default_factory=lambda: {
-            "speed": (0.25, 4.0),
+            "length_scale": (0.25, 4.0),
             "sdp_ratio": (0.0, 1.0),
             "noise_scale": (0.0, 2.0),
             "noise_scale_w": (0.0, 2.0),

@@ -48,7 +48,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "text": {"ja": "テキスト", "en": "Text"},
     "voice": {"ja": "音声", "en": "Voice"},
     "style": {"ja": "スタイル", "en": "Style"},
-    "speed": {"ja": "話速（大きいほどゆっくり）", "en": "Length (above 1 is slower)"},
+    "length_scale": {"ja": "話速（大きいほどゆっくり）", "en": "Length (above 1 is slower)"},
     "sdp_ratio": {"ja": "SDP 比率", "en": "SDP ratio"},
     "noise_scale": {"ja": "ノイズ", "en": "Noise"},
     "noise_scale_w": {"ja": "長さのノイズ", "en": "Length noise"},

@@ -21,7 +21,7 @@ async function loadVoices() {
 
 function request() {
   const body = { text: $("text").value, voice: $("voice").value, style: $("style").value };
-  for (const key of ["speed", "sdp_ratio", "noise_scale", "noise_scale_w", "style_weight"]) {
+  for (const key of ["length_scale", "sdp_ratio", "noise_scale", "noise_scale_w", "style_weight"]) {
     const value = parseFloat($(key).value);
     if (!Number.isNaN(value)) body[key] = value;
   }

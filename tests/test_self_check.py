@@ -251,7 +251,7 @@ def test_check_command_reports_a_fallback(dc_blocked: Path) -> None:
 def test_check_command_fails_on_a_missing_voice(tmp_path: Path) -> None:
     done = _check_command("--data-dir", str(tmp_path), "--voice", "nobody")
     assert done.returncode == 1
-    assert "no voice 'nobody'" in done.stderr
+    assert "Unknown voice: 'nobody'" in done.stderr
 
 
 BROKEN_FIXTURE = REPO / "tests" / "fixtures" / "tiny-broken" / "onnx" / "speakers" / "tiny-broken"

@@ -1,10 +1,12 @@
 """Prepare a voice and show its self-check: ``python -m wyoming_hayakoe.check --voice NAME``.
 
-Prepares the voice's models as the server does (split at the decoder, attention on its band,
-optimized copies in the cache), runs the self-check against the published synthesizer (or
-reads its cached result) and prints what requests will use and how far each step is from the
-published synthesizer. Exit status 0 when the voice passed, or failed and is served whole (the
-output says so); 1 when the voice cannot be loaded.
+Finds the voice as the server does (a HayaKoe folder, an ``.aivmx`` file or a Style-Bert-VITS2
+export in any ``--data-dir``), prepares its models as the server does (split at the decoder,
+attention on its band, optimized copies in the cache), runs the self-check against the
+published synthesizer (or reads its cached result) and prints what requests will use and how
+far each step is from the published synthesizer. Exit status 0 when the voice passed, or
+failed and is served whole (the output says so); 1 when the voice is not there or cannot be
+loaded; 2 for a bad argument.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cli import DEFAULT_DATA_DIR, OneLineArgumentParser
+from .cli_values import positive_int
 from .errors import HayakoeError
-from .voices.layout import CACHE_DIR, SYNTHESIZER_FILE, voice_dir
+from .voices.layout import CACHE_DIR
 
 if TYPE_CHECKING:
     from .engine.voice import Voice
@@ -30,17 +33,26 @@ def _parser() -> argparse.ArgumentParser:
         description="Prepare a voice and check its prepared models against its published "
         "synthesizer.",
     )
-    parser.add_argument("--voice", required=True, help="voice name (folder under onnx/speakers)")
+    parser.add_argument(
+        "--voice",
+        required=True,
+        help="voice name, as the server lists it (a HayaKoe folder, an .aivmx file or a "
+        "Style-Bert-VITS2 export in a data dir)",
+    )
     parser.add_argument(
         "--data-dir",
+        action="append",
         type=Path,
-        default=Path(DEFAULT_DATA_DIR),
-        help=f"voice data folder (default: {DEFAULT_DATA_DIR})",
+        help=f"folder with voices, as the server's; repeat for more (default: {DEFAULT_DATA_DIR})",
     )
     parser.add_argument(
-        "--cache-dir", type=Path, help=f"prepared models (default: DATA_DIR/{CACHE_DIR})"
+        "--cache-dir",
+        type=Path,
+        help=f"prepared models (default: the first DATA_DIR/{CACHE_DIR}, as the server's)",
     )
-    parser.add_argument("--threads", type=int, help="CPU threads for ONNX Runtime")
+    parser.add_argument(
+        "--threads", type=positive_int, help="CPU threads for ONNX Runtime (default: all cores)"
+    )
     parser.add_argument(
         "--again", action="store_true", help="run the check again even if its result is cached"
     )
@@ -57,19 +69,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .engine.self_checked import result_file
     from .engine.voice import Voice
     from .runtime.sessions import RuntimeSettings
+    from .service.voice_names import VoiceNames
+    from .voices.store import VoiceStore
 
-    directory = voice_dir(args.data_dir, args.voice)
-    if not (directory / SYNTHESIZER_FILE).is_file():
-        print(
-            f"error: no voice {args.voice!r}: {directory / SYNTHESIZER_FILE} not found",
-            file=sys.stderr,
-        )
+    data_dirs = args.data_dir or [Path(DEFAULT_DATA_DIR)]
+    # The server's own look at the data dirs: whatever it would serve can be checked here.
+    store = VoiceStore(data_dirs, local_files_only=True, catalog={})
+    installed = store.sources()
+    source = installed.get(args.voice)
+    if source is None:
+        why = VoiceNames(store, local_files_only=True).unknown_voice_message(args.voice)
+        there = ", ".join(sorted(installed)) or "none"
+        folders = ", ".join(str(d) for d in data_dirs)
+        print(f"error: {why}; the voices in {folders}: {there}", file=sys.stderr)
         return 1
-    cache_dir = args.cache_dir or args.data_dir / CACHE_DIR
+    cache_dir = args.cache_dir or data_dirs[0] / CACHE_DIR
     if args.again:
-        result_file(directory / SYNTHESIZER_FILE, cache_dir).unlink(missing_ok=True)
+        result_file(source.model, cache_dir).unlink(missing_ok=True)
     try:
-        voice = Voice.load(directory, RuntimeSettings.create(args.threads), args.voice, cache_dir)
+        voice = Voice.load(source, RuntimeSettings.create(args.threads), cache_dir=cache_dir)
     except HayakoeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -80,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _describe(voice: Voice) -> list[str]:
     result = voice.self_check
     configured = voice.config.decoder_shape.context_frames()
-    lines = [f"Voice {voice.name} ({voice.directory})"]
+    lines = [f"Voice {voice.name} ({voice.source.path})"]
     if result is None:
         lines.append(
             "Not prepared (no writable cache folder, or the synthesizer cannot be split: see "

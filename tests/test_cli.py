@@ -94,6 +94,36 @@ def test_bad_values_give_one_line_and_status_2(
     assert mentions in err
 
 
+@pytest.mark.parametrize("offline", [["--local-files-only"], []], ids=["flag", "env"])
+def test_a_missing_data_dir_without_downloads_is_refused(
+    tmp_path: Path, offline: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing would ever be downloaded into it, so no voice can be there: a typo, most
+    likely. Said at once, not as "voice not installed" after start-up."""
+    missing = tmp_path / "dtaa"
+    environ = {} if offline else {"HF_HUB_OFFLINE": "1"}
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--data-dir", str(missing), *offline], environ=environ)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"argument --data-dir: {missing} does not exist" in err
+    assert "downloads are off" in err
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize("offline", [False, True])
+def test_a_missing_download_dir_is_created(tmp_path: Path, offline: bool) -> None:
+    """Downloads go there; without downloads it still keeps the prepared models (its cache/),
+    as the add-on's /data beside the user's /share/hayakoe."""
+    voices, new = tmp_path / "voices", tmp_path / "new"
+    voices.mkdir()
+    argv = ["--data-dir", str(voices), "--data-dir", str(new), "--download-dir", str(new)]
+    args = parse_args([*argv, *(["--local-files-only"] if offline else [])], environ={})
+    assert args.data_dir == [voices, new] and args.download_dir == new
+    assert new.is_dir()
+
+
 def test_bad_environment_value_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         parse_args([], environ={ENV_ARGS: "--voice 'unclosed"})

@@ -202,20 +202,29 @@ def parse_args(
 def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
     args.data_dir = args.data_dir or [Path(DEFAULT_DATA_DIR)]
     args.download_dir = args.download_dir or args.data_dir[0]
+    if args.local_files_only and not any(d.exists() for d in args.data_dir):
+        # Nothing will be downloaded, so no voice can be there: a mistyped path, most likely.
+        missing = ", ".join(str(d) for d in args.data_dir)
+        parser.error(
+            f"argument --data-dir: {missing} does not exist (downloads are off: no voice can be "
+            "there)"
+        )
     for data_dir in args.data_dir:
         if data_dir == args.download_dir and not data_dir.exists():
             continue  # created below
+        if not data_dir.exists():
+            parser.error(f"argument --data-dir: {data_dir} does not exist")
         if not data_dir.is_dir():
             parser.error(f"argument --data-dir: {data_dir} is not a directory")
         if not os.access(data_dir, os.R_OK | os.X_OK):
             parser.error(f"argument --data-dir: {data_dir} is not readable")
-    if args.local_files_only:
-        return
+    # Created even when nothing is downloaded: it holds the prepared models (DOWNLOAD_DIR/cache).
     try:
         args.download_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         parser.error(f"argument --download-dir: cannot create {args.download_dir}: {err.strerror}")
-    if not os.access(args.download_dir, os.W_OK | os.X_OK):
+    # Without downloads it may be read-only: the models then load as published.
+    if not args.local_files_only and not os.access(args.download_dir, os.W_OK | os.X_OK):
         parser.error(f"argument --download-dir: {args.download_dir} is not writable")
 
 

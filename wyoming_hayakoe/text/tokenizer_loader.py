@@ -12,12 +12,12 @@ transformers costs seconds and about 250 MB (see :mod:`.tokenizer`).
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import ModelFileError
+from ..json_file import read_json_object
 from .tokenizer import VOCAB_FILE, BertTokenizer
 
 _LOGGER = logging.getLogger(__name__)
@@ -115,15 +115,10 @@ def _token_text(token: Any) -> Any:
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
+    """The configuration file's object; None if the folder has no such file."""
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"Cannot read the tokenizer configuration {path}: {err}") from err
-    if not isinstance(data, dict):
-        raise ModelFileError(f"{path}: expected a JSON object")
-    return data
+    return read_json_object(path, "Tokenizer configuration")
 
 
 class TransformersTokenizer:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelFileError
+from ..json_file import read_json_object
 
 # SBV2's generator: conv_pre and conv_post are fixed 7-tap convolutions.
 _PRE_KERNEL = 7
@@ -104,14 +104,7 @@ class VoiceConfig:
 
     @classmethod
     def read(cls, path: Path) -> VoiceConfig:
-        try:
-            raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as err:
-            raise ModelFileError(f"Voice config not found: {path}") from err
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ModelFileError(
-                f"Voice config is not valid JSON: {path} ({err}). Download the voice again."
-            ) from err
+        raw = read_json_object(path, "Voice config", "Download the voice again.")
         return cls.from_raw(raw, path)
 
     @classmethod

@@ -11,9 +11,10 @@ import re
 from pathlib import Path
 
 from ..errors import ModelFileError
+from ..json_file import read_json_object
 from .config import VoiceConfig
 from .layout import CONFIG_FILE, STYLE_VECTORS_FILE
-from .sources import VoiceSource, load_json, slug, speaker_names
+from .sources import VoiceSource, slug, speaker_names
 
 SBV2_URL = "https://github.com/litagin02/Style-Bert-VITS2"
 _STEP_RE = re.compile(r"_s(\d+)$")
@@ -44,14 +45,14 @@ def read_sbv2_export(folder: Path) -> list[VoiceSource]:
         )
     if not (folder / STYLE_VECTORS_FILE).is_file():
         raise ModelFileError(f"{folder} has no {STYLE_VECTORS_FILE} beside {model.name}")
-    raw = load_json(folder / CONFIG_FILE)
+    raw = read_json_object(folder / CONFIG_FILE, "Voice config")
     data = raw.get("data")
     if isinstance(data, dict) and data.get("use_jp_extra") is False:
         raise ModelFileError(
             f"{folder / CONFIG_FILE}: not a JP-Extra model (use_jp_extra is false); only "
             "Style-Bert-VITS2 JP-Extra voices are supported"
         )
-    config = VoiceConfig.read(folder / CONFIG_FILE)
+    config = VoiceConfig.from_raw(raw, folder / CONFIG_FILE)
     base = slug(folder.name)
     if not base:
         raise ModelFileError(f"{folder}: rename the folder with ASCII letters or digits")

@@ -15,7 +15,6 @@ export is a voice of its own (``<slug>-<speaker>``) offering that speaker's styl
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -135,14 +134,3 @@ def short_license(text: str | None) -> str | None:
         if line:
             return line if len(line) <= _LICENSE_SHOWN else line[: _LICENSE_SHOWN - 1] + "…"
     return None
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    """A JSON object from ``path``; ModelFileError naming the file otherwise."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"{path} is not readable JSON ({err})") from err
-    if not isinstance(raw, dict):
-        raise ModelFileError(f"{path} does not hold a JSON object")
-    return raw

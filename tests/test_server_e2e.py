@@ -19,7 +19,6 @@ from e2e_utils import (
     SAMPLES_PER_CHUNK,
     TEXT,
     assert_well_formed,
-    style_names,
 )
 from wyoming.info import Describe, Info
 from wyoming.tts import (
@@ -38,6 +37,7 @@ from tools.server_process import (
     free_port,
     server_env,
     start_server,
+    tiny_style_names,
 )
 from tools.wyoming_requests import (
     Response,
@@ -104,7 +104,7 @@ async def test_describe(server: ServerProcess) -> None:
     assert program.supports_synthesize_streaming
     assert program.attribution.name and program.attribution.url
     voices = {v.name: v for v in program.voices}
-    styles = style_names()
+    styles = tiny_style_names()
     tiny = voices.pop("tiny")
     assert tiny.installed
     assert tiny.languages == ["ja"]
@@ -126,7 +126,7 @@ async def test_synthesize_default_voice(server: ServerProcess, oracle: Oracle) -
 async def test_named_voice_style_as_speaker_and_styled_name(
     server: ServerProcess, oracle: Oracle
 ) -> None:
-    style = style_names()[4]
+    style = tiny_style_names()[4]
     async with server.client() as client:
         named = await synthesize(client, TEXT, voice="tiny")
         by_speaker = await synthesize(client, TEXT, voice="tiny", speaker=style)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -25,6 +26,14 @@ READY_LINE = "Ready"
 # The server listens before its default voice is loaded; the "Ready" line, logged once the
 # voice is loaded, is its readiness signal. A timed log records when each of these first shows.
 TIMED_LINES = {"ready": re.compile(r"(^|:)Ready$"), "listening": re.compile(r"Listening on ")}
+
+
+def tiny_style_names() -> list[str]:
+    """The tiny voice's styles by id, read from its config.json here rather than by the
+    server's code, so that a test can disagree with the server."""
+    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
+    style2id = config["data"]["style2id"]
+    return sorted(style2id, key=style2id.__getitem__)
 
 
 def free_port() -> int:

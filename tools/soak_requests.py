@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from wyoming.tts import (
 )
 
 from tools.process_stats import fd_count, rss_mb
-from tools.server_process import TINY_VOICE_DIR, ServerProcess
+from tools.server_process import ServerProcess, tiny_style_names
 from tools.wyoming_requests import ends_audio, read_until
 
 SHORT_TEXTS = ("はい。", "了解です。", "こんにちは。", "電気をつけました。", "おはよう！")
@@ -34,12 +33,6 @@ LONGER_TEXTS = (
     "リビングの電気を消しました。おやすみなさい。",
     "明日の予定は三つあります。会議、買い物、それから散歩です。",
 )
-
-
-def style_names() -> list[str]:
-    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
-    style2id = config["data"]["style2id"]
-    return sorted(style2id, key=style2id.__getitem__)
 
 
 @dataclass(frozen=True)
@@ -51,7 +44,7 @@ class Request:
 
 def request_mix(count: int, texts: tuple[str, ...]) -> list[Request]:
     """``count`` requests cycling through texts, styles and both ways of sending text."""
-    styles = itertools.cycle(style_names())
+    styles = itertools.cycle(tiny_style_names())
     text_cycle = itertools.cycle(texts)
     return [Request(next(text_cycle), next(styles), i % 4 == 3) for i in range(count)]
 

@@ -1,5 +1,5 @@
-"""What the end-to-end tests expect of the server with the tiny voice: its texts, its
-styles and sample rate, and well-formed audio."""
+"""What the end-to-end tests expect of the server with the tiny voice: its texts, its sample
+rate, and well-formed audio (its styles: tools.server_process.tiny_style_names)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,6 @@ SAMPLES_PER_CHUNK = 512  # the servers of these tests run with --samples-per-chu
 TEXT = "こんにちは。今日はいい天気ですね！散歩に行きましょう。"
 LONG_SENTENCES = 6
 LONG_TEXT = "".join(f"これは{i}番目のテストの文です。" for i in range(LONG_SENTENCES))
-
-
-def style_names() -> list[str]:
-    config = json.loads((TINY_VOICE_DIR / "config.json").read_text(encoding="utf-8"))
-    style2id = config["data"]["style2id"]
-    return sorted(style2id, key=style2id.__getitem__)
 
 
 def sample_rate() -> int:

@@ -39,11 +39,11 @@ class FakeVoice:
 
     @property
     def styles(self) -> list[str]:
-        return sorted(self.config.styles, key=self.config.styles.__getitem__)
+        return self.config.styles_by_id
 
     @property
     def speakers(self) -> list[str]:
-        return sorted(self.config.speakers, key=self.config.speakers.__getitem__)
+        return self.config.speakers_by_id
 
 
 def fake_pcm(sentence: str) -> bytes:

@@ -77,13 +77,13 @@ class Voice:
     @property
     def styles(self) -> list[str]:
         """Style names ordered by id, so the default (Neutral, row 0) comes first."""
-        return sorted(self.config.styles, key=self.config.styles.__getitem__)
+        return self.config.styles_by_id
 
     @property
     def speakers(self) -> list[str]:
         if self.source.speaker is not None:
             return [self.source.speaker]
-        return sorted(self.config.speakers, key=self.config.speakers.__getitem__)
+        return self.config.speakers_by_id
 
     @classmethod
     def load(

@@ -96,6 +96,16 @@ class VoiceConfig:
     decoder_shape: DecoderShape = field(default_factory=DecoderShape)
 
     @property
+    def styles_by_id(self) -> list[str]:
+        """Style names ordered by their row, so the default (Neutral, row 0) comes first."""
+        return sorted(self.styles, key=self.styles.__getitem__)
+
+    @property
+    def speakers_by_id(self) -> list[str]:
+        """Speaker names ordered by speaker id."""
+        return sorted(self.speakers, key=self.speakers.__getitem__)
+
+    @property
     def default_speaker_id(self) -> int:
         """The speaker of requests that name none: id 0 (HayaKoe's default) where the voice
         has it, else its lowest id."""

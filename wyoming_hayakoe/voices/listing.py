@@ -36,7 +36,7 @@ class VoiceEntry:
 def read_voice_styles(voice_dir: Path) -> tuple[str, ...]:
     """Style names of an installed voice, ordered by id, from its ``config.json``."""
     config = VoiceConfig.read(voice_dir / CONFIG_FILE)
-    return tuple(sorted(config.styles, key=config.styles.__getitem__))
+    return tuple(config.styles_by_id)
 
 
 def collect_voice_entries(

@@ -56,10 +56,10 @@ def read_sbv2_export(folder: Path) -> list[VoiceSource]:
     base = slug(folder.name)
     if not base:
         raise ModelFileError(f"{folder}: rename the folder with ASCII letters or digits")
-    speakers = sorted(config.speakers.items(), key=lambda item: item[1])
+    speakers = [(name, config.speakers[name]) for name in config.speakers_by_id]
     names = speaker_names(base, speakers)
     model_name = str(raw.get("model_name") or folder.name)
-    styles = tuple(sorted(config.styles, key=config.styles.__getitem__))
+    styles = tuple(config.styles_by_id)
     return [
         VoiceSource(
             name=names[speaker_id],

@@ -66,8 +66,8 @@ def installed_details(source: VoiceSource) -> dict[str, Any]:
     details: dict[str, Any] = {}
     try:
         config = source.read_config()
-        details["styles"] = sorted(config.styles, key=config.styles.__getitem__)
-        details["speakers"] = sorted(config.speakers, key=config.speakers.__getitem__)
+        details["styles"] = config.styles_by_id
+        details["speakers"] = config.speakers_by_id
         details["sample_rate"] = config.sample_rate
     except HayakoeError as err:
         details["config_error"] = str(err)

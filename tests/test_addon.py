@@ -3,6 +3,8 @@ test_addon_discovery.py)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import yaml
 
 from tools.server_process import REPO_ROOT
 from wyoming_hayakoe import supervisor
-from wyoming_hayakoe.cli import parse_args
+from wyoming_hayakoe.cli import PARAM_OPTIONS, parse_args
 
 ADDON_DIR = REPO_ROOT / "addon"
 
@@ -45,6 +47,27 @@ def test_every_option_has_its_argument() -> None:
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments
     assert set(options) == supervisor.OPTION_NAMES
+
+
+def test_the_mapping_is_the_command_lines(tmp_path: Path) -> None:
+    """Every synthesis option of the add-on is a server option that sets its field."""
+    for option in PARAM_OPTIONS:
+        argv = [option.flag, "0.5", "--data-dir", str(tmp_path)]  # a value each one takes
+        parsed = parse_args(argv, {})
+        assert getattr(parsed, option.dest) in ("0.5", 0.5), option
+        assert supervisor.VALUE_OPTIONS[option.addon_option] == option.flag
+
+
+def test_the_start_up_module_imports_nothing_heavy() -> None:
+    """It runs before the server, in the add-on's container: no ONNX Runtime, no numpy."""
+    code = (
+        "import sys, wyoming_hayakoe.supervisor\n"
+        "print(sorted({'numpy', 'onnxruntime', 'onnx', 'aiohttp'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT
+    )
+    assert done.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize("threads", [0, None, ""])

@@ -64,7 +64,7 @@ def create_service(args: argparse.Namespace) -> TtsService:
     from .voices.layout import CACHE_DIR, USER_DICTIONARY_FILE
     from .voices.store import VoiceStore
 
-    given = {field: getattr(args, option) for option, field in PARAM_OPTIONS.items()}
+    given = {option.field: getattr(args, option.dest) for option in PARAM_OPTIONS}
     params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
     store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)
     try:

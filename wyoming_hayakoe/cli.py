@@ -11,9 +11,10 @@ import logging
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
@@ -31,7 +32,9 @@ from .voices.hub import hub_offline
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 DEFAULT_HTTP_URI = "tcp://127.0.0.1:8099"
-INGRESS_PROXY = "172.30.32.2"  # the Supervisor: the only client of an add-on's ingress port
+INGRESS_PROXY = "172.30.32.2"
+"""The Supervisor's address: the only client of an add-on's ingress port (the web page has
+no login, so the add-on lets no one else in)."""
 DEFAULT_VOICE = "jvnv-F1-jp"
 DEFAULT_DATA_DIR = "./data"
 DEFAULT_ZEROCONF_NAME = "hayakoe"
@@ -40,15 +43,65 @@ DEFAULT_MAX_TEXT_LENGTH = 10_000
 DEFAULT_SAMPLES_PER_CHUNK = 1024
 # A client that takes no audio for this long is dropped, so that it cannot hold up the others.
 DEFAULT_CLIENT_TIMEOUT = 30.0
-# Options that map onto the engine's SynthesisParams fields (None: keep the engine default).
-PARAM_OPTIONS = {
-    "style": "style",
-    "speed": "length_scale",
-    "sdp_ratio": "sdp_ratio",
-    "noise_scale": "noise_scale",
-    "noise_w": "noise_scale_w",
-    "style_weight": "style_weight",
-}
+
+
+@dataclass(frozen=True)
+class ParamOption:
+    """An option that sets a default of every request: one field of the engine's
+    SynthesisParams (not given: the engine's default)."""
+
+    flag: str
+    field: str
+    """The SynthesisParams field it sets."""
+    addon_option: str
+    """Its name among the add-on's options (addon/config.yaml), handed on by supervisor.py."""
+    help: str
+    type: Callable[[str], Any] = str
+
+    @property
+    def dest(self) -> str:
+        """Where the parsed arguments keep its value."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+PARAM_OPTIONS = (
+    ParamOption("--style", "style", "style", "default style (default: the voice's Neutral style)"),
+    ParamOption(
+        "--speed",
+        "length_scale",
+        "speed",
+        "speech length scale: above 1 is slower (default: 1.0)",
+        positive_float,
+    ),
+    ParamOption(
+        "--sdp-ratio",
+        "sdp_ratio",
+        "sdp_ratio",
+        "stochastic duration predictor ratio, 0 to 1 (default: 0.2)",
+        ratio,
+    ),
+    ParamOption(
+        "--noise-scale",
+        "noise_scale",
+        "noise_scale",
+        "voice variation noise (default: 0.6)",
+        non_negative_float,
+    ),
+    ParamOption(
+        "--noise-w",
+        "noise_scale_w",
+        "noise_scale_w",
+        "phoneme length noise (default: 0.8)",
+        non_negative_float,
+    ),
+    ParamOption(
+        "--style-weight",
+        "style_weight",
+        "style_weight",
+        "strength of the style (default: 1.0)",
+        non_negative_float,
+    ),
+)
 
 
 class OneLineArgumentParser(argparse.ArgumentParser):
@@ -115,20 +168,8 @@ def build_parser() -> OneLineArgumentParser:
         metavar="NAME",
         help=f"announce the server over zeroconf/mDNS as NAME (default: {DEFAULT_ZEROCONF_NAME})",
     )
-    add("--style", help="default style (default: the voice's Neutral style)")
-    add(
-        "--speed",
-        type=positive_float,
-        help="speech length scale: above 1 is slower (default: 1.0)",
-    )
-    add(
-        "--sdp-ratio",
-        type=ratio,
-        help="stochastic duration predictor ratio, 0 to 1 (default: 0.2)",
-    )
-    add("--noise-scale", type=non_negative_float, help="voice variation noise (default: 0.6)")
-    add("--noise-w", type=non_negative_float, help="phoneme length noise (default: 0.8)")
-    add("--style-weight", type=non_negative_float, help="strength of the style (default: 1.0)")
+    for option in PARAM_OPTIONS:
+        add(option.flag, type=option.type, help=option.help)
     add(
         "--samples-per-chunk",
         type=positive_int,

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from wyoming_hayakoe.cli import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
 from wyoming_hayakoe.health_check import check as describe_check
 
 _LOGGER = logging.getLogger("wyoming_hayakoe.supervisor")
@@ -35,11 +36,8 @@ _LOGGER = logging.getLogger("wyoming_hayakoe.supervisor")
 OPTIONS_PATH = Path("/data/options.json")
 DATA_DIR = Path("/data")
 SHARE_DIR = Path("/share/hayakoe")
-DEFAULT_URI = "tcp://0.0.0.0:10200"
 WEB_URI = "tcp://0.0.0.0:8099"
 """The web page, for Home Assistant's ingress (``ingress_port`` in config.yaml)."""
-INGRESS_PROXY = "172.30.32.2"
-"""The Supervisor's address: the only client the web page answers (it has no login)."""
 SUPERVISOR_URL_ENV = "SUPERVISOR_URL"
 DEFAULT_SUPERVISOR_URL = "http://supervisor"
 TOKEN_ENV = "SUPERVISOR_TOKEN"
@@ -47,12 +45,7 @@ TOKEN_ENV = "SUPERVISOR_TOKEN"
 # Add-on options whose value is handed to the server as it is.
 VALUE_OPTIONS = {
     "voice": "--voice",
-    "style": "--style",
-    "speed": "--speed",
-    "sdp_ratio": "--sdp-ratio",
-    "noise_scale": "--noise-scale",
-    "noise_scale_w": "--noise-w",
-    "style_weight": "--style-weight",
+    **{option.addon_option: option.flag for option in PARAM_OPTIONS},
     "samples_per_chunk": "--samples-per-chunk",
 }
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)

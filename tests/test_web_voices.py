@@ -46,6 +46,22 @@ async def test_voice_list(site: tuple[WebFixture, TestClient]) -> None:
     assert tiny["size_bytes"] > 5_000_000
 
 
+async def test_the_page_lists_the_voices_home_assistant_is_offered(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    """One list behind both: a voice copied in since shows on the page and in ``describe``."""
+    fixture, client = site
+    shutil.copytree(fixture.speakers / "tiny", fixture.speakers / "copied")
+    try:
+        voices = (await (await client.get("/api/voices")).json())["voices"]
+        names = sorted(v["name"] for v in voices)
+        assert "copied" in names
+        assert names == sorted(e.name for e in fixture.service.voice_entries)
+    finally:
+        shutil.rmtree(fixture.speakers / "copied")
+        await fixture.service.refresh_voices()
+
+
 async def test_voice_list_shows_the_self_check_and_the_speed_measured_here(
     site: tuple[WebFixture, TestClient],
 ) -> None:

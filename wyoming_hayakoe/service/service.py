@@ -27,7 +27,7 @@ from ..text.frontend import TextFrontend
 from ..voices.listing import VoiceEntry
 from ..voices.store import VoiceStore
 from .settings import ServiceSettings
-from .voice_names import VoiceNames, request_params
+from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
@@ -82,12 +82,17 @@ class TtsService:
     # ----- the voice list -----
 
     async def refresh_voices(self) -> None:
-        """Look at the data dirs again, off the event loop; :attr:`voice_entries` shows it."""
+        """Look at the data dirs again, off the event loop; :attr:`voice_listing` shows it."""
         await self._workers.load(self._names.rescan)
 
     @property
+    def voice_listing(self) -> VoiceListing:
+        """Every voice a client may ask for, as of the last look (from memory)."""
+        return self._names.listing
+
+    @property
     def voice_entries(self) -> list[VoiceEntry]:
-        """Every voice a client may ask for, from memory (no disk access)."""
+        """What ``describe`` shows of every voice a client may ask for, from memory."""
         return self._names.entries
 
     # ----- voices -----

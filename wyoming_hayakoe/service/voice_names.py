@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 
 from ..engine import SynthesisParams, Voice
 from ..errors import UnknownStyleError
 from ..voices.listing import VoiceEntry, collect_voice_entries
+from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
 
 _STYLED_NAME_RE = re.compile(r"^(?P<voice>.+) \((?P<style>[^()]+)\)$")
@@ -41,27 +42,46 @@ class VoiceChoice:
     style: str | None = None
 
 
+@dataclass(frozen=True)
+class VoiceListing:
+    """What one look at the data dirs found: the voices a client may ask for. Replaced whole
+    by each look, so a reader on another thread never sees half of one."""
+
+    names: tuple[str, ...] = ()
+    """Sorted: the catalog's voices and the installed ones; only the installed ones when
+    downloads are off (a voice that is not there could not be used)."""
+    installed: Mapping[str, VoiceSource] = field(default_factory=dict)
+    """Every installed voice, also one whose config cannot be read (loading it says why)."""
+    entries: list[VoiceEntry] = field(default_factory=list)
+    """What ``describe`` shows of each name (a voice whose files cannot be read left out)."""
+
+
 class VoiceNames:
     """The voices a client may ask for: the catalog and what is installed."""
 
     def __init__(self, store: VoiceStore, local_files_only: bool) -> None:
         self._store = store
         self._local_files_only = local_files_only
-        self._entries: list[VoiceEntry] = []
-        self._installed: frozenset[str] = frozenset()
+        self._listing = VoiceListing()
+
+    @property
+    def listing(self) -> VoiceListing:
+        """The voice list as of the last :meth:`rescan`."""
+        return self._listing
 
     @property
     def entries(self) -> list[VoiceEntry]:
-        """The voice list as of the last :meth:`rescan`."""
-        return self._entries
+        """What ``describe`` shows, as of the last :meth:`rescan`."""
+        return self._listing.entries
 
     def rescan(self) -> None:
         """Look at the data dirs again (blocking: lists folders and reads every config)."""
         installed = self._store.sources()
-        # Without downloads, a voice that is not installed cannot be used: do not offer it.
-        names = installed if self._local_files_only else set(self._store.catalog) | set(installed)
-        self._entries = collect_voice_entries(installed, self._store.catalog, names)
-        self._installed = frozenset(installed)
+        catalog = self._store.catalog
+        offered = set(installed) if self._local_files_only else set(catalog) | set(installed)
+        self._listing = VoiceListing(
+            tuple(sorted(offered)), installed, collect_voice_entries(installed, catalog, offered)
+        )
 
     def lookup(self, name: str, loaded: Collection[str] = ()) -> VoiceChoice | None:
         """The voice (and style) ``name`` means, from memory only; None if unknown."""
@@ -75,10 +95,11 @@ class VoiceNames:
     def _known(self, name: str, loaded: Collection[str]) -> bool:
         # An installed voice whose config is unreadable is left out of the list, but loading
         # it gives the error that says which file is wrong.
+        listing = self._listing
         return (
             name in loaded
-            or name in self._installed
-            or any(entry.name == name for entry in self._entries)
+            or name in listing.installed
+            or any(entry.name == name for entry in listing.entries)
         )
 
     def unknown_voice_message(self, name: str) -> str:

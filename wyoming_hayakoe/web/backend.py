@@ -1,9 +1,9 @@
 """The one place where the web page meets the rest of the server.
 
-Everything the pages show or change goes through :class:`WebBackend`: the voice list (store
-and catalog), synthesis (the service's queue, CPU slot and worker threads), the reading (the
-text front-end and the user dictionary) and voice downloads and removals. Blocking work runs
-on worker threads, never on the event loop.
+Everything the pages show or change goes through :class:`WebBackend`: the voice list (the
+service's: the voices Home Assistant is offered), synthesis (the service's queue, CPU slot and
+worker threads), the reading (the text front-end and the user dictionary) and voice downloads
+and removals. Blocking work runs on worker threads, never on the event loop.
 """
 
 from __future__ import annotations
@@ -58,7 +58,6 @@ class WebBackend:
         # the backed-up /share folder); downloads go to the download dir.
         self.upload_dir = self.store.data_dirs[0]
         self.limits = ParamLimits()
-        self.max_text_length = service.settings.max_text_length
         self.dictionary_path: Path | None = service.settings.user_dictionary
         self._text_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-text")
         self._io_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-web-io")
@@ -75,6 +74,7 @@ class WebBackend:
     # ----- voices -----
 
     async def voices(self) -> list[dict[str, Any]]:
+        await self.service.refresh_voices()  # a voice copied in since shows, here and in HA
         running = self._downloads.running()
         return list(await self.in_thread(voice_list, self.service, running, self._deletable))
 
@@ -127,7 +127,8 @@ class WebBackend:
     async def resolve(
         self, voice: str, style: str | None, given: dict[str, float]
     ) -> ResolvedVoice:
-        if voice not in await self.in_thread(self.store.sources):
+        await self.service.refresh_voices()
+        if voice not in self.service.voice_listing.installed:
             # The page never downloads as a side effect: that is the Voices page's button.
             raise UnknownVoiceError(f"voice {voice!r} is not installed")
         resolved = await self.service.resolve(voice, style)
@@ -135,12 +136,10 @@ class WebBackend:
         return dataclasses.replace(resolved, params=params)
 
     def check_text(self, text: str) -> str:
+        """The text, if there is one and the service takes its length; TextError otherwise."""
         if not text.strip():
             raise TextError("The text is empty")
-        if len(text) > self.max_text_length:
-            raise TextError(
-                f"Text is {len(text)} characters long; the limit is {self.max_text_length}"
-            )
+        self.service.check_text_length(len(text))
         return text
 
     async def synthesize(

@@ -1,5 +1,6 @@
-"""The voice list the Voices page shows: every catalog and installed voice with its details
-(styles, size, license, the self-check of a loaded voice). Blocking: it reads the disk."""
+"""The voice list the Voices page shows: the service's voices (the catalog's and the installed
+ones, as Home Assistant is offered them) with their details (styles, size, license, the
+self-check of a loaded voice). Blocking: it reads the disk."""
 
 from __future__ import annotations
 
@@ -16,15 +17,14 @@ from ..voices.sources import VoiceSource
 def voice_list(
     service: TtsService, downloading: set[str], deletable: Callable[[str, Path], bool]
 ) -> list[dict[str, Any]]:
-    """The page's voices, installed first. ``downloading``: names with a download running;
-    ``deletable(name, folder)``: whether the page may delete an installed HayaKoe folder."""
-    store, settings = service.store, service.settings
-    installed = store.sources()  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
-    catalog = store.catalog
-    names = set(installed) if settings.local_files_only else set(catalog) | set(installed)
+    """The page's voices, installed first, as of the service's last look at the data dirs.
+    ``downloading``: names with a download running; ``deletable(name, folder)``: whether the
+    page may delete an installed HayaKoe folder."""
+    listing, settings, catalog = service.voice_listing, service.settings, service.store.catalog
+    installed = listing.installed  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
     loaded = service.loaded_voices()
     voices = []
-    for name in sorted(names):
+    for name in listing.names:
         known = catalog.get(name)
         source = installed.get(name)
         credit = source.credit if source is not None and source.credit else ("", "")

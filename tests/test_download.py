@@ -1,4 +1,4 @@
-"""The single-file downloader against a local Hugging Face stand-in (tests/hf_server.py)."""
+"""The single-file downloader against a local Hugging Face stand-in (tests/support/hf_server.py)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,6 @@ class FakeVoice:
     """What the service reads of a voice: name, styles, speakers, sample rate."""
 
     name: str
-    directory: Path
     config: VoiceConfig
     gain: float | None = None
     speaker_id: int = 0
@@ -73,7 +72,7 @@ class FakeEngine:
         self._note(f"load {name}")
         config = source.read_config()
         speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
-        return FakeVoice(name, source.path, config, speaker_id=speaker)
+        return FakeVoice(name, config, speaker_id=speaker)
 
     def gain(self, voice: FakeVoice) -> float:
         if voice.gain is None:

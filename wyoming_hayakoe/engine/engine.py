@@ -122,11 +122,11 @@ class Engine:
     def decode_speed(self, voice: Voice) -> float | None:
         """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
         the schedule assumes it (conservative); None before it has decoded anything."""
-        speed = self._speeds.get(voice.directory.resolve())
+        speed = self._speeds.get(voice.source.path.resolve())
         return speed.assumed() if speed is not None and speed.observed else None
 
     def _speed(self, voice: Voice) -> DecodeSpeed:
-        return self._speeds.setdefault(voice.directory.resolve(), DecodeSpeed())
+        return self._speeds.setdefault(voice.source.path.resolve(), DecodeSpeed())
 
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
@@ -180,7 +180,7 @@ class Engine:
             return None
         # The rewritten text decides the sentences and, with the user dictionary (whose
         # edits clear the cache), the sounds and pauses.
-        return (voice.directory.resolve(), params, prepared.rewritten)
+        return (voice.source.path.resolve(), params, prepared.rewritten)
 
     def render(
         self,

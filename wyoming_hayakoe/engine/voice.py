@@ -54,11 +54,6 @@ class Voice:
     """How the prepared models compared with the published synthesizer (None: not prepared)."""
 
     @property
-    def directory(self) -> Path:
-        """What identifies the voice on disk: its folder, or its ``.aivmx`` file."""
-        return self.source.path
-
-    @property
     def model_path(self) -> Path:
         return self.source.model
 
@@ -198,7 +193,9 @@ def _duration_predictor(
         session = settings.open(path, "Duration predictor", cache_dir)
         return session, InputNames.of(session, path, "Duration predictor", required)
     if path is not None:
-        _LOGGER.info("%s has no %s: cutting it out of the synthesizer", voice.directory, path.name)
+        _LOGGER.info(
+            "%s has no %s: cutting it out of the synthesizer", voice.source.path, path.name
+        )
     try:
         if cache_dir is not None and writable(cache_dir):
             branch: Path | bytes = durations_in_child(voice.model_path, cache_dir)

@@ -6,7 +6,7 @@ client that hangs up is noticed at once and its synthesis is cancelled).
 
 Everything a client can make the server spend is bounded:
 
-- events are read with :mod:`.client_input`, so no header or data part is held beyond a limit;
+- events are read with :mod:`.protocol`, so no header or data part is held beyond a limit;
 - reading pauses while ``MAX_PENDING_JOBS`` requests wait, so a client that sends and never
   reads cannot make the queue grow without end;
 - audio is written with back-pressure (every write awaits ``drain``), so the server stops

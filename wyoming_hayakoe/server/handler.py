@@ -75,7 +75,7 @@ class _TextStream:
     resolved: ResolvedVoice | None = None
     out: AudioResponse | None = None
     failed: bool = False  # nothing more is spoken
-    errors: bool = False  # an error was sent: the connection ends with the stream
+    error_sent: bool = False  # the connection ends with the stream
     over_limit: bool = False
     # Sentences reach the engine one by one: this carries the pause across them.
     continuation: Continuation = field(default_factory=Continuation)
@@ -126,7 +126,7 @@ class HayakoeEventHandler(Connection):
         """Answer an event with an error; end what it belongs to as the client expects."""
         self._queue(partial(self._send_error, text, code))
         if event_type == _event_type(SynthesizeChunk(text="")) and self._stream is not None:
-            self._stream.errors = True
+            self._stream.error_sent = True
         elif event_type in _SYNTHESIS_REQUESTS:
             self._queue(self.end_connection)
 
@@ -226,7 +226,7 @@ class HayakoeEventHandler(Connection):
         except ConnectionError:
             raise
         except Exception as err:
-            stream.errors = True
+            stream.error_sent = True
             await self.report(err)
 
     async def _write_info(self) -> None:
@@ -289,5 +289,5 @@ class HayakoeEventHandler(Connection):
         if not stream.failed and stream.out is not None:
             await stream.out.stop()
         await self.write_event(SynthesizeStopped().event())
-        if stream.errors:
+        if stream.error_sent:
             await self.end_connection()

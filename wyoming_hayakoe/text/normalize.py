@@ -4,7 +4,7 @@ The result holds only hiragana, katakana (with ``ー``), kanji (with ``々`` and
 and full-width Latin letters, Greek letters, and the marks ``! ? , . ' -``. Steps, in order:
 
 1. NFKC (full-width ASCII becomes half-width, ``…`` becomes ``...``, ``℃`` becomes ``°C``).
-2. Latin-letter words to katakana (:mod:`.english`).
+2. Latin-letter words to katakana (:mod:`.loanwords`).
 3. Numbers to kanji words: ``1,100`` 千百, ``52.34`` 五十二点三四, ``$5`` 五ドル.
 4. ``~``, ``～`` and ``〜`` to the long-vowel mark ``ー`` (``あ〜`` is a long あ).
 5. Punctuation folded to the marks above (``。`` ``.``, ``、`` ``,``, brackets and quotes ``'``,

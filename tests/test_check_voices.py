@@ -5,26 +5,13 @@ What it prints about a voice's self-check: test_self_check.py."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from fresh_python import run_check
 from sbv2_fixture_files import AIVMX, SBV2_DIR
 
-from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT
-
-
-def check_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wyoming_hayakoe.check", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-        check=False,
-    )
+from tools.server_process import TINY_VOICE_ROOT
 
 
 @pytest.mark.slow
@@ -44,7 +31,7 @@ def test_the_check_finds_the_voices_the_server_serves(
         shutil.copy(AIVMX, data / "aivmx" / AIVMX.name)
     else:
         shutil.copytree(SBV2_DIR, data / "sbv2" / SBV2_DIR.name)
-    done = check_command("--threads", "1", "--data-dir", str(data), "--voice", voice)
+    done = run_check("--threads", "1", "--data-dir", str(data), "--voice", voice)
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     assert first.startswith(f"Voice {voice} (") and file_shown in first, done.stdout
@@ -54,7 +41,7 @@ def test_the_check_finds_the_voices_the_server_serves(
 
 def test_an_unknown_voice_is_named_with_the_voices_there_are(tmp_path: Path) -> None:
     shutil.copytree(SBV2_DIR, tmp_path / "sbv2" / SBV2_DIR.name)
-    done = check_command("--data-dir", str(tmp_path), "--voice", "nobody")
+    done = run_check("--data-dir", str(tmp_path), "--voice", "nobody")
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert "nobody" in done.stderr and "tiny-sbv2-aoi" in done.stderr
@@ -65,7 +52,7 @@ def test_an_incomplete_folder_is_named_with_what_it_lacks(tmp_path: Path) -> Non
     folder = tmp_path / "onnx" / "speakers" / "half"
     shutil.copytree(TINY_VOICE_ROOT / "onnx" / "speakers" / "tiny", folder)
     (folder / "style_vectors.npy").unlink()
-    done = check_command("--data-dir", str(tmp_path), "--voice", "half")
+    done = run_check("--data-dir", str(tmp_path), "--voice", "half")
     assert done.returncode == 1
     assert f"{folder} has no style_vectors.npy" in done.stderr
 
@@ -73,7 +60,7 @@ def test_an_incomplete_folder_is_named_with_what_it_lacks(tmp_path: Path) -> Non
 @pytest.mark.parametrize("threads", ["0", "-2", "many"])
 def test_threads_below_one_are_refused_in_one_line(tmp_path: Path, threads: str) -> None:
     cache = tmp_path / "cache"
-    done = check_command(
+    done = run_check(
         *("--data-dir", str(TINY_VOICE_ROOT), "--voice", "tiny", "--cache-dir", str(cache)),
         *("--threads", threads),
     )

@@ -12,12 +12,12 @@ import logging
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from fresh_python import run_check
 from onnx import helper, numpy_helper
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -214,15 +214,7 @@ def test_a_prepared_half_that_differs_is_named_and_discarded(
 
 
 def _check_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wyoming_hayakoe.check", "--threads", "1", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-        check=False,
-    )
+    return run_check("--threads", "1", *args)
 
 
 def test_check_command_prints_what_the_tiny_voice_uses(tiny_cache: Path) -> None:

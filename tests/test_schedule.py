@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from decoder_model import CUT, FRAME_S, REACH, audible
 
+from wyoming_hayakoe.engine.pacing import PlaybackClock
 from wyoming_hayakoe.engine.schedule import (
     MAX_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     WINDOW_OVERHEAD_S,
     DecodeSpeed,
-    PlaybackClock,
     plan_windows,
 )
 

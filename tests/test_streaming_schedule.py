@@ -1,67 +1,21 @@
 """Windows sized as the audio comes out, on a fake clock: a machine that slows down in the
 middle of a sentence gets smaller windows before its client runs dry.
 
-The decoder here is a timing model with the real decoder's interface for scheduling (its hop,
-the cost of a cut, the frames it holds back): it advances the fake clock by each window's
-frames at the speed of that moment. The audio's exactness is tested on the real stage-wise
-decoder in test_decoder_stages.py.
+The decoder here is the timing model of decoder_model.py: it advances the fake clock by each
+window's frames at the speed of that moment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 import pytest
-from decoder_model import CUT, FRAME_S, HOP, REACH, SAMPLE_RATE, audible_frames
+from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, TimedDecoder
 
-from wyoming_hayakoe.engine.schedule import (
-    MAX_WINDOW_FRAMES,
-    SPEED_MARGIN,
-    WINDOW_OVERHEAD_S,
-    DecodeSpeed,
-    PlaybackClock,
-    Scheduler,
-)
+from wyoming_hayakoe.engine.pacing import PlaybackClock, Scheduler
+from wyoming_hayakoe.engine.schedule import MAX_WINDOW_FRAMES, SPEED_MARGIN, DecodeSpeed
 from wyoming_hayakoe.engine.streaming import decode_scheduled
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class TimedDecoder:
-    """Decodes nothing, but takes the time a decoder of ``speed_at(now)`` would take."""
-
-    hop = HOP
-    cut_frames = CUT
-    context = REACH
-
-    def __init__(self, clock: FakeClock, speed_at: Callable[[float], float]) -> None:
-        self.clock, self.speed_at = clock, speed_at
-
-    def audible_frames(self, known: int, frames: int) -> float:
-        return audible_frames(known, frames)
-
-    def decode(
-        self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]
-    ) -> Iterator[np.ndarray]:
-        frames, known, out = latent.shape[2], 0, 0.0
-        for size in windows:
-            size = min(size, frames - known)
-            speed = self.speed_at(self.clock.now)
-            self.clock.now += (size + CUT) * FRAME_S / speed + WINDOW_OVERHEAD_S
-            known += size
-            audible = self.audible_frames(known, frames)
-            if audible > out:
-                yield np.zeros(round((audible - out) * HOP), dtype=np.float32)
-                out = audible
-            if known >= frames:
-                return
 
 
 def listen(
@@ -79,6 +33,8 @@ def listen(
     first, longest, playing = None, 0.0, PlaybackClock()
     pieces = decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler)  # type: ignore[arg-type]
     for piece in pieces:
+        if piece is None:
+            continue  # a window whose audio is held back
         if first is None:
             first = clock.now
         elif playing.played_until is not None:

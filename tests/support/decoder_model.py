@@ -1,12 +1,19 @@
-"""The full-size voice's decoder as the schedule sees it: frame length, reach and cut cost.
+"""The full-size voice's decoder as the schedule sees it: frame length, reach and cut cost,
+and a decoder that takes its time on a fake clock instead of decoding.
 
-Shared by the schedule's tests (test_schedule.py, test_streaming_schedule.py), which play its
-windows on a fake clock instead of decoding.
+Shared by the schedule's tests (test_schedule.py, test_streaming_schedule.py,
+test_cpu_turns.py), which play its windows on the fake clock. It has the real decoder's
+interface for scheduling (its hop, the cost of a cut, the frames it holds back); the audio's
+exactness is tested on the real stage-wise decoder in test_decoder_stages.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import numpy as np
+
+from wyoming_hayakoe.engine.schedule import WINDOW_OVERHEAD_S
 
 SAMPLE_RATE = 44100
 HOP = 512
@@ -25,3 +32,56 @@ def audible_frames(known: int, frames: int) -> float:
 
 def audible(frames: int) -> Callable[[int], float]:
     return lambda known: audible_frames(known, frames)
+
+
+class FakeClock:
+    """The time in seconds, advanced by hand (by the timed decoder)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedLatent:
+    """A latent being "decoded": each window takes the time the decoder would need at the
+    speed of that moment, and gives the audio that became exact (zeros)."""
+
+    def __init__(self, decoder: TimedDecoder, frames: int) -> None:
+        self.decoder, self.frames = decoder, frames
+        self.known, self.out = 0, 0.0
+
+    @property
+    def done(self) -> bool:
+        return self.known >= self.frames
+
+    def feed(self, size: int) -> np.ndarray | None:
+        size = min(size, self.frames - self.known)
+        clock = self.decoder.clock
+        speed = self.decoder.speed_at(clock.now)
+        clock.now += (size + CUT) * FRAME_S / speed + WINDOW_OVERHEAD_S
+        self.known += size
+        audible = audible_frames(self.known, self.frames)
+        if audible <= self.out:
+            return None
+        piece = np.zeros(round((audible - self.out) * HOP), dtype=np.float32)
+        self.out = audible
+        return piece
+
+
+class TimedDecoder:
+    """Decodes nothing, but takes the time a decoder of ``speed_at(now)`` would take."""
+
+    hop = HOP
+    cut_frames = CUT
+    context = REACH
+
+    def __init__(self, clock: FakeClock, speed_at: Callable[[float], float]) -> None:
+        self.clock, self.speed_at = clock, speed_at
+
+    def audible_frames(self, known: int, frames: int) -> float:
+        return audible_frames(known, frames)
+
+    def stream(self, latent: np.ndarray, condition: np.ndarray) -> TimedLatent:
+        return TimedLatent(self, latent.shape[2])

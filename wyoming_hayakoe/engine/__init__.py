@@ -4,7 +4,8 @@ No asyncio and no Wyoming here: callers on an event loop run the engine in a wor
 """
 
 from .engine import Continuation, Engine, PcmPiece
+from .pacing import Pacing
 from .params import SynthesisParams
 from .voice import Voice
 
-__all__ = ["Continuation", "Engine", "PcmPiece", "SynthesisParams", "Voice"]
+__all__ = ["Continuation", "Engine", "Pacing", "PcmPiece", "SynthesisParams", "Voice"]

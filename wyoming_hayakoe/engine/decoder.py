@@ -125,34 +125,24 @@ class Decoder:
     def decode(
         self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]
     ) -> Iterator[np.ndarray]:
-        """Float audio of ``latent`` ([1, channels, frames]) fed in ``windows`` of frames
-        (read one at a time, so they may be decided as the audio comes out); frames left
-        after the last window are decoded with it. Each piece is all audio exact so far."""
-        frames = latent.shape[2]
-        streams, total = [], frames
-        for stage in self.stages:
-            streams.append(_StageStream(stage, total, condition))
-            total *= stage.rate
-        start = 0
+        """Float audio of ``latent`` ([1, channels, frames]) fed in ``windows`` of frames;
+        frames left after the last window are decoded with it. Each piece is all audio exact
+        so far."""
+        stream = self.stream(latent, condition)
         for size in windows:
-            end = min(frames, start + size)
-            piece = self._feed(streams, latent[:, :, start:end])
+            piece = stream.feed(size)
             if piece is not None:
                 yield piece
-            start = end
-            if start >= frames:
+            if stream.done:
                 return
-        if start < frames:
-            piece = self._feed(streams, latent[:, :, start:])
+        if not stream.done:
+            piece = stream.feed(stream.frames - stream.known)
             if piece is not None:
                 yield piece
 
-    @staticmethod
-    def _feed(streams: list[_StageStream], latent: np.ndarray) -> np.ndarray | None:
-        piece: np.ndarray | None = latent
-        for stream in streams:
-            piece = stream.push(piece)
-        return piece.reshape(-1) if piece is not None and piece.size else None
+    def stream(self, latent: np.ndarray, condition: np.ndarray) -> LatentStream:
+        """``latent`` ready to be decoded window by window, each window decided when due."""
+        return LatentStream(self, latent, condition)
 
     def silence(self, frames: int) -> tuple[np.ndarray, np.ndarray] | None:
         """A latent of ``frames`` zero frames and a zero condition, shaped and typed as the
@@ -193,6 +183,35 @@ class Decoder:
         """Float audio of ``latent`` in the windows of :func:`default_windows`."""
         frames = latent.shape[2]
         yield from self.decode(latent, condition, default_windows(frames, early))
+
+
+class LatentStream:
+    """One latent being decoded: fed window by window, each window gives the audio that
+    became exact (None while the decoder still waits for the frames after it)."""
+
+    def __init__(self, decoder: Decoder, latent: np.ndarray, condition: np.ndarray) -> None:
+        self.latent = latent
+        self.frames: int = latent.shape[2]
+        self.known = 0
+        """Latent frames fed so far."""
+        self._streams: list[_StageStream] = []
+        total = self.frames
+        for stage in decoder.stages:
+            self._streams.append(_StageStream(stage, total, condition))
+            total *= stage.rate
+
+    @property
+    def done(self) -> bool:
+        return self.known >= self.frames
+
+    def feed(self, size: int) -> np.ndarray | None:
+        """Decode the next ``size`` frames (fewer if fewer are left)."""
+        end = min(self.frames, self.known + size)
+        piece: np.ndarray | None = self.latent[:, :, self.known : end]
+        self.known = end
+        for stream in self._streams:
+            piece = stream.push(piece)
+        return piece.reshape(-1) if piece is not None and piece.size else None
 
 
 def default_windows(frames: int, early: bool) -> list[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -20,27 +20,29 @@ from ..runtime.sessions import RuntimeSettings
 from ..runtime.staging import remove_abandoned
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.sentences import Sentence
-from ..text.user_dict import UserDictionary
 from ..voices import layout
 from ..voices.sources import VoiceSource, hayakoe_source
 from . import audio as pcm
 from .audio_cache import AudioCache
 from .bert import BertEncoder
 from .calibration import CALIBRATION_TEXT, calibration_feeds, gain_in_child, gain_of
+from .pacing import Pacing, PlaybackClock, Scheduler
 from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
 from .pieces import AudioPiece, Continuation, PcmPiece
 from .prepared import PreparedSentence, PreparedText
 from .profile import RequestProfile
-from .schedule import DecodeSpeed, Scheduler
+from .reading import Reading
+from .schedule import DecodeSpeed
 from .streaming import warm_up
-from .synthesizer import synthesize
+from .synthesizer import synthesis_steps
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
 
 _CACHEABLE_TEXT_CHARS = 2000
 """Longer texts are not announcements: they are neither looked up nor kept."""
+_END = object()
 
 
 class Engine:
@@ -64,8 +66,8 @@ class Engine:
             remove_abandoned(cache_dir)
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         started = time.monotonic()
-        self.frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
-        self.user_dictionary = UserDictionary(user_dictionary) if user_dictionary else None
+        frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
+        self.reading = Reading(frontend, user_dictionary, self._clear_audio_cache)
         self.refresh_user_dictionary()
         self.bert = BertEncoder(
             layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
@@ -128,23 +130,50 @@ class Engine:
     def _speed(self, voice: Voice) -> DecodeSpeed:
         return self._speeds.setdefault(voice.source.path.resolve(), DecodeSpeed())
 
+    @property
+    def frontend(self) -> TextFrontend:
+        """The text front-end with the user dictionary's words in effect now."""
+        return self.reading.frontend
+
+    @property
+    def dictionary_generation(self) -> int:
+        """Counts the user dictionary's edits applied so far (see reading.py)."""
+        return self.reading.generation
+
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
+        Compiling takes seconds: servers call it outside the synthesis slot."""
+        return self.reading.refresh()
 
-        Only a stat when nothing changed; after an edit it compiles the dictionary (seconds),
-        so servers call it outside the synthesis slot. The new words apply atomically.
-        """
-        if self.user_dictionary is None or not self.user_dictionary.refresh():
-            return False
-        self.frontend = self.frontend.with_keep_words(self.user_dictionary.surfaces)
+    def _clear_audio_cache(self) -> None:
         if self.audio_cache is not None:
             self.audio_cache.clear()  # cached readings may have changed
-        return True
 
-    def prepare(self, text: str) -> PreparedText:
-        """Rewrite and split ``text`` once; sentences are phonemized when first needed."""
-        frontend = self.frontend  # one front-end for the whole request
-        return PreparedText.prepare(frontend.rewrite(text), frontend.phonemize)
+    def prepare(self, text: str, whole: bool = True) -> PreparedText:
+        """The text of a request, rewritten and split once (see Reading.prepare)."""
+        return self.reading.prepare(text, whole)
+
+    def synthesis_key(
+        self, voice: Voice, prepared: PreparedText, params: SynthesisParams
+    ) -> Hashable | None:
+        """What decides a request's audio: the same key, the same audio. None for a text
+        too long to keep (it is neither cached nor shared)."""
+        if len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
+            return None
+        # The rewritten text decides the sentences and, with the user dictionary's state,
+        # the sounds and pauses.
+        return (
+            voice.source.path.resolve(),
+            params,
+            prepared.rewritten,
+            prepared.whole,
+            prepared.dictionary_generation,
+        )
+
+    def cached_audio(self, key: Hashable) -> list[PcmPiece] | None:
+        """The finished audio of an earlier request with this key, if it is still kept."""
+        cached = self.audio_cache.get(key) if self.audio_cache is not None else None
+        return None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
 
     def synthesize(
         self,
@@ -154,33 +183,43 @@ class Engine:
         continuation: Continuation | None = None,
     ) -> Iterator[PcmPiece]:
         """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
-        params = params or SynthesisParams()
+        steps = self.synthesis_steps(
+            voice, self.prepare(text), params or SynthesisParams(), continuation
+        )
+        return (piece for piece in steps if piece is not None)
+
+    def synthesis_steps(
+        self,
+        voice: Voice,
+        prepared: PreparedText,
+        params: SynthesisParams,
+        continuation: Continuation | None = None,
+        pacing: Pacing | None = None,
+    ) -> Iterator[PcmPiece | None]:
+        """:meth:`synthesize`, one step per unit of work: a sentence's front-end, BERT and
+        text encoder, then each decoder window. After each step, the PCM to send, or None
+        when there is nothing to send yet; a caller may run other work between two steps.
+        The finished audio of a whole text goes into the audio cache."""
         gain = self.gain(voice)
-        prepared = self.prepare(text)
-        key = None if continuation else self._cache_key(voice, prepared, params)
-        cached = self.audio_cache.get(key) if self.audio_cache and key else None
+        key = None if continuation else self.synthesis_key(voice, prepared, params)
+        cached = self.cached_audio(key) if key is not None else None
         if cached is not None:
-            for sentence, audio in cached:
-                yield PcmPiece(sentence, audio)
+            yield from cached
             return
         produced: list[tuple[str, bytes]] = []
-        for piece in self.render_prepared(voice, prepared, params, continuation):
+        for piece in self.render_steps(voice, prepared, params, continuation, pacing):
+            if piece is None:
+                yield None
+                continue
             audio = pcm.silence_pcm16(piece.pause_samples) + pcm.to_pcm16(piece.audio, gain)
             if key is not None:  # keep audio only where it will be cached
                 produced.append((piece.text, audio))
             yield PcmPiece(piece.text, audio)
-        # Only complete audio is kept: a generator closed early never gets here.
-        if self.audio_cache is not None and key is not None:
+        # Only complete audio is kept: a generator closed early never gets here. Audio read
+        # before a dictionary edit is not: its key is never asked for again.
+        current = prepared.dictionary_generation == self.dictionary_generation
+        if self.audio_cache is not None and key is not None and current:
             self.audio_cache.put(key, produced)
-
-    def _cache_key(
-        self, voice: Voice, prepared: PreparedText, params: SynthesisParams
-    ) -> tuple[Path, SynthesisParams, str] | None:
-        if self.audio_cache is None or len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
-            return None
-        # The rewritten text decides the sentences and, with the user dictionary (whose
-        # edits clear the cache), the sounds and pauses.
-        return (voice.source.path.resolve(), params, prepared.rewritten)
 
     def render(
         self,
@@ -190,16 +229,20 @@ class Engine:
         continuation: Continuation | None = None,
     ) -> Iterator[AudioPiece]:
         """Float audio per sentence (or window of it), with the pause that belongs before it."""
-        return self.render_prepared(voice, self.prepare(text), params, continuation)
+        steps = self.render_steps(voice, self.prepare(text), params, continuation)
+        return (piece for piece in steps if piece is not None)
 
-    def render_prepared(
+    def render_steps(
         self,
         voice: Voice,
         prepared: PreparedText,
         params: SynthesisParams,
         continuation: Continuation | None = None,
-    ) -> Iterator[AudioPiece]:
-        """:meth:`render` of a text prepared by :meth:`prepare`."""
+        pacing: Pacing | None = None,
+    ) -> Iterator[AudioPiece | None]:
+        """:meth:`render` of a text prepared by :meth:`prepare`, one step per unit of work
+        (None: nothing to send after it). ``pacing``: when the client runs out of audio and
+        how many requests share the machine (default: the continuation's client, alone)."""
         # Fail before any work on a bad style or speaker.
         style_vector = voice.style_vector(params.style, params.style_weight)
         voice.check_speaker(params.speaker_id)
@@ -209,13 +252,15 @@ class Engine:
             # The sentence before stands at index 0 so its pause is predicted as usual.
             source = continuation.previous_source
             previous = Sentence(source.strip(), source)
-            sentences.insert(0, PreparedSentence(previous, self.frontend.phonemize))
+            sentences.insert(0, PreparedSentence(previous, prepared.phonemize))
             trailing = continuation.trailing_seconds
         planner = PausePlanner(
-            voice, sentences, style_vector, params, self.frontend.phonemize, self.features
+            voice, sentences, style_vector, params, prepared.phonemize, self.features
         )
         profile = RequestProfile()
-        scheduler = Scheduler(self._speed(voice), continuation.playback if continuation else None)
+        if pacing is None:
+            pacing = Pacing(continuation.playback if continuation else PlaybackClock())
+        scheduler = Scheduler(self._speed(voice), pacing.playback, sharing=pacing.sharing)
         try:
             for index, sentence in enumerate(sentences):
                 if index == 0 and trailing is not None:
@@ -231,10 +276,11 @@ class Engine:
                         target = planner.pause_before(index)
                     pause = missing_silence_samples(trailing, target, voice.sample_rate)
                 windows: list[np.ndarray] = []
-                for piece in self._sentence_audio(
+                for piece in self._sentence_steps(
                     voice, sentence, index, pause, (style_vector, params), scheduler, profile
                 ):
-                    windows.append(piece.audio)
+                    if piece is not None:
+                        windows.append(piece.audio)
                     yield piece
                 trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
                 if continuation is not None:
@@ -244,7 +290,7 @@ class Engine:
             profile.log(voice.sample_rate)
             _LOGGER.debug("Schedule: %s", scheduler.summary())
 
-    def _sentence_audio(
+    def _sentence_steps(
         self,
         voice: Voice,
         sentence: PreparedSentence,
@@ -253,16 +299,21 @@ class Engine:
         style: tuple[np.ndarray, SynthesisParams],
         scheduler: Scheduler,
         profile: RequestProfile,
-    ) -> Iterator[AudioPiece]:
-        """One sentence's windows as they are decoded; ``pause`` goes before the first."""
+    ) -> Iterator[AudioPiece | None]:
+        """One sentence's steps (BERT and text encoder, then each window); ``pause`` goes
+        before its first audio."""
         with profile.timing("bert"):
             features = self.features(sentence.phonemes)
-        chunks = synthesize(voice, sentence.phonemes, features, *style, scheduler=scheduler)
+        steps = synthesis_steps(voice, sentence.phonemes, features, *style, scheduler=scheduler)
         while True:
             with profile.timing("synthesizer"):
-                window = next(chunks, None)
-            if window is None:
+                window = next(steps, _END)
+            if window is _END:
                 return
+            if window is None:
+                yield None
+                continue
+            assert isinstance(window, np.ndarray)
             profile.audio_samples += len(window) + pause
             scheduler.sent((len(window) + pause) / voice.sample_rate)
             yield AudioPiece(sentence.text, index, pause, window)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .schedule import PlaybackClock
+from .pacing import PlaybackClock
 
 
 @dataclass(frozen=True)

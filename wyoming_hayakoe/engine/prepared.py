@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..text.frontend import Phonemes
-from ..text.sentences import Sentence, split_for_synthesis
+from ..text.sentences import MAX_SENTENCE_CHARS, Sentence, split_for_synthesis, split_long
 
 Phonemizer = Callable[[str], Phonemes]
 
@@ -42,13 +42,31 @@ class PreparedSentence:
 
 @dataclass(frozen=True)
 class PreparedText:
-    """The sentences of one request, in order."""
+    """The sentences of one request, in order, and the front-end state they are read with."""
 
     rewritten: str
     """The text after the smart-home rewriting; it decides the sentences and their sounds."""
     sentences: tuple[PreparedSentence, ...]
+    phonemize: Phonemizer = field(repr=False)
+    """Phonemes of rewritten text, with the user dictionary of the request's start."""
+    dictionary_generation: int = 0
+    """Which state of the user dictionary the sounds are read with (see Engine)."""
+    whole: bool = True
+    """Split into sentences here (False: one sentence a caller split off a stream)."""
 
     @classmethod
-    def prepare(cls, rewritten: str, phonemize: Phonemizer) -> PreparedText:
-        sentences = split_for_synthesis(rewritten)
-        return cls(rewritten, tuple(PreparedSentence(s, phonemize) for s in sentences))
+    def prepare(
+        cls,
+        rewritten: str,
+        phonemize: Phonemizer,
+        dictionary_generation: int = 0,
+        whole: bool = True,
+    ) -> PreparedText:
+        """``rewritten`` split into sentences; with ``whole=False`` it is one sentence
+        already, cut only if the rewriting made it longer than a sentence may be."""
+        if whole:
+            sentences = split_for_synthesis(rewritten)
+        else:
+            sentences = split_long(Sentence(rewritten.strip(), rewritten), MAX_SENTENCE_CHARS)
+        prepared = tuple(PreparedSentence(s, phonemize) for s in sentences)
+        return cls(rewritten, prepared, phonemize, dictionary_generation, whole)

@@ -11,15 +11,16 @@ once a sentence's length in frames is known, plans its windows:
   rest of the sentence can arrive in time, never a gap.
 
 The lead is the audio sent but not yet played, so the pause after a sentence and the time the
-next one already spent in the front-end count as slack. Pure planning: no ONNX, no clock of its
-own; the engine passes the time in.
+next one already spent in the front-end count as slack. When several requests share the
+machine (:class:`Sharing`), each plans on its share of the speed, and the audio it sends must
+last through the others' work due before its next window. Pure planning: no ONNX, no clock of
+its own; the engine passes the time in (pacing.py).
 """
 
 from __future__ import annotations
 
 import math
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,28 @@ allocator hands them out fresh, page by page (BENCHMARKS.md, "Why windows are ca
 
 SPEED_MARGIN = 0.85
 """Plan on this share of the speed measured: a machine's speed swings from window to window."""
+RESERVE_MARGIN = 1.6
+"""A sentence's first audio lasts this many times the other requests' work due after its
+first window. Simulated (tests/support/machine_model.py, four two-sentence requests at once
+on a decoder 6 times faster than real time): with 1.0 the windows of the four fell due
+together and three made up to 0.09 s of silence; 1.33 one made 0.09 s; 1.6 none; 2.0 none,
+the last first sound 0.05 s later."""
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """What else uses the machine while one request's windows are planned."""
+
+    requests: int = 1
+    """Requests synthesizing now, this one included: over a sentence each sees the machine's
+    speed divided by it, since the others' windows run between its own."""
+    reserve: float = 0.0
+    """Seconds of the other requests' work due before this one's next window: their steps
+    (a sentence's front-end and BERT, a window) cannot be cut short, so the audio sent
+    before must last through them."""
+
+
+ALONE = Sharing()
 
 
 def busy_seconds(took: float, windows: int = 1) -> float:
@@ -78,21 +101,6 @@ class DecodeSpeed:
         return recent[int(0.2 * (len(recent) - 1))] * self._margin
 
 
-@dataclass
-class PlaybackClock:
-    """When the audio sent so far will have played, for a client that plays on arrival."""
-
-    played_until: float | None = None
-
-    def sent(self, audio_seconds: float, now: float) -> None:
-        start = now if self.played_until is None else max(self.played_until, now)
-        self.played_until = start + audio_seconds
-
-    def lead(self, now: float) -> float:
-        """Seconds of audio sent but not yet played."""
-        return 0.0 if self.played_until is None else max(0.0, self.played_until - now)
-
-
 @dataclass(frozen=True)
 class Plan:
     windows: list[int]
@@ -121,16 +129,36 @@ def next_window(
     cut_frames: float,
     left: int,
     measured: float | None = None,
+    sharing: Sharing = ALONE,
 ) -> int:
     """The next window: as large as half the audio still to play allows at ``speed``, but on
-    a machine that can keep up (``measured``, without margin) never so small that its fixed
-    costs make it fall behind (one larger window, perhaps a short pause, beats a stutter of
-    tiny ones); within MIN..MAX_WINDOW_FRAMES and what is ``left`` (no tiny last window)."""
+    a machine that can keep up (``measured``, without margin, divided among the requests that
+    share it) never so small that its fixed costs make it fall behind (one larger window,
+    perhaps a short pause, beats a stutter of tiny ones), nor so small that the audio runs
+    out while the other requests' reserved work runs; within MIN..MAX_WINDOW_FRAMES and what
+    is ``left`` (no tiny last window)."""
     budget = lead * LEAD_USE - WINDOW_OVERHEAD_S
     fits = math.floor(budget * speed / frame_seconds - cut_frames)
-    keeps_up = _keeps_up(speed if measured is None else measured, frame_seconds, cut_frames)
-    size = min(max(fits, keeps_up, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, left)
+    own = speed if measured is None else measured
+    keeps_up = _keeps_up(own / sharing.requests, frame_seconds, cut_frames)
+    lasts = _lasts_through(sharing.reserve, lead, speed, frame_seconds, cut_frames)
+    size = min(max(fits, keeps_up, lasts, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, left)
     return left if left - size < MIN_WINDOW_FRAMES else size
+
+
+def _lasts_through(
+    reserve: float, lead: float, speed: float, frame_seconds: float, cut_frames: float
+) -> int:
+    """The smallest window after which the audio lasts through ``reserve`` seconds of other
+    work and a smallest window of this request: what the lead keeps once the window has
+    decoded, plus the window's own audio. Below real time a larger window loses more than
+    it brings: then the lead alone decides."""
+    if reserve <= 0 or speed <= 1:
+        return 0
+    smallest = (MIN_WINDOW_FRAMES + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
+    fixed = cut_frames * frame_seconds / speed + WINDOW_OVERHEAD_S
+    missing = reserve * RESERVE_MARGIN + smallest + fixed - lead
+    return math.ceil(missing / (frame_seconds * (1 - 1 / speed)))
 
 
 def _keeps_up(speed: float, frame_seconds: float, cut_frames: float) -> int:
@@ -153,15 +181,17 @@ def plan_windows(
     lead: float,
     audible: Callable[[int], float],
     cut_frames: float = 0.0,
+    delay: float = 0.0,
 ) -> Plan:
     """Windows for a sentence of ``frames`` latent frames, decoding at ``speed`` with ``lead``
     seconds of audio still to play; ``audible(known)`` is the frames of audio out once
     ``known`` latent frames are decoded (the decoder holds back its right reach);
-    ``cut_frames`` is the work a cut adds, in frames decoded again."""
+    ``cut_frames`` is the work a cut adds, in frames decoded again; ``delay`` is other work
+    that runs after the first window, before the next."""
     speed = max(speed, 1e-3)
 
     def simulate(hold: int) -> _Simulation:
-        return _simulate(hold, frames, frame_seconds, speed, lead, audible, cut_frames)
+        return _simulate(hold, frames, frame_seconds, speed, lead, audible, cut_frames, delay)
 
     if lead > 0:
         # Sound is playing: each window as large as the lead allows, sent as it comes.
@@ -197,10 +227,12 @@ def _simulate(
     lead: float,
     audible: Callable[[int], float],
     cut_frames: float,
+    delay: float,
 ) -> _Simulation:
     """Decode ``hold`` frames in windows of at most MAX_WINDOW_FRAMES and send their audio
-    at once, then each window as large as the lead allows; note any gap after the first
-    sound. A late start after a lead is a longer pause between sentences, not a gap."""
+    at once, then each window as large as the lead allows, with ``delay`` seconds of other
+    work after the first window; note any gap after the first sound. A late start after a
+    lead is a longer pause between sentences, not a gap."""
     result = _Simulation()
     known, now, played_until = 0, 0.0, lead
     held, sounding = 0.0, False
@@ -218,73 +250,18 @@ def _simulate(
         known += size
         result.windows.append(size)
         held += (audible(known) - heard_before) * frame_seconds
-        if known < hold or held <= 0:
-            continue
-        late = now > played_until
-        if not sounding:
-            result.first_sound = now
-            # After a lead, a late first window is silence after sound, unless the plan
-            # holds back on purpose: then it is a longer pause between sentences.
-            result.gap = late and lead > 0 and hold == 0
-        else:
-            result.gap = result.gap or late
-        sounding = True
-        played_until = max(played_until, now) + held
-        held = 0.0
+        if known >= hold and held > 0:
+            late = now > played_until
+            if not sounding:
+                result.first_sound = now
+                # After a lead, a late first window is silence after sound, unless the plan
+                # holds back on purpose: then it is a longer pause between sentences.
+                result.gap = late and lead > 0 and hold == 0
+            else:
+                result.gap = result.gap or late
+            sounding = True
+            played_until = max(played_until, now) + held
+            held = 0.0
+        if len(result.windows) == 1:
+            now += delay
     return result
-
-
-class Scheduler:
-    """One request's (or stream's) planning: the voice's speed and the client's playback."""
-
-    def __init__(
-        self,
-        speed: DecodeSpeed,
-        clock: PlaybackClock | None = None,
-        now: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.speed = speed
-        self.clock = clock or PlaybackClock()
-        self.now = now
-        """The time in seconds, monotonic (a fake clock in tests)."""
-        self.started = now()
-        self.first_latent: float | None = None
-        """Seconds from the start until the first sentence's latent existed: no schedule
-        can sound sooner (front-end, BERT and text encoder come first)."""
-        self.plans: list[Plan] = []
-        self.decoded: list[list[int]] = []
-        """The windows each sentence was decoded in (sized as the audio came out)."""
-
-    def plan(
-        self,
-        frames: int,
-        frame_seconds: float,
-        audible: Callable[[int], float],
-        cut_frames: float = 0.0,
-    ) -> Plan:
-        now = self.now()
-        if self.first_latent is None:
-            self.first_latent = now - self.started
-        lead = self.clock.lead(now)
-        speed = self.speed.assumed()
-        plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames)
-        self.plans.append(plan)
-        return plan
-
-    def sent(self, audio_seconds: float) -> None:
-        self.clock.sent(audio_seconds, self.now())
-
-    def summary(self) -> str:
-        """For the debug log: the speed assumed, the pre-roll and the windows."""
-        if not self.plans:
-            return "no windows planned"
-        first = self.plans[0]
-        windows = "; ".join(
-            f"lead {plan.lead:.2f} s, hold {plan.hold}: {'+'.join(map(str, decoded))}"
-            for plan, decoded in zip(self.plans, self.decoded, strict=False)
-        )
-        return (
-            f"speed {first.speed:.2f}x real time ({self.speed.observed} windows seen), "
-            f"first latent after {self.first_latent or 0.0:.3f} s, "
-            f"first sound planned {first.first_sound:.2f} s after it, windows {windows}"
-        )

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..text.frontend import Phonemes
+from .pacing import Scheduler
 from .params import SynthesisParams
-from .schedule import Scheduler
 from .streaming import decode_scheduled
 from .voice import Voice
 
@@ -49,22 +49,55 @@ def synthesize(
     style_vector: np.ndarray,
     params: SynthesisParams,
     early: bool = False,
-    scheduler: Scheduler | None = None,
 ) -> Iterator[np.ndarray]:
-    """Float32 audio of one sentence in [-1, 1]. When the voice's decoder is split, in the
-    windows the ``scheduler`` plans (or, without one, windows if ``early`` sound is wanted and
-    the sentence is long), so sound plays while the rest decodes."""
+    """Float32 audio of one sentence in [-1, 1]. When the voice's decoder is split and
+    ``early`` sound is wanted, a long sentence comes in windows, so sound plays while the
+    rest decodes."""
+    encoded = _encode(voice, phonemes, bert, style_vector, params)
+    if isinstance(encoded, np.ndarray):
+        yield encoded
+        return
+    assert voice.decoder is not None
+    yield from voice.decoder.windows(*encoded, early)
+
+
+def synthesis_steps(
+    voice: Voice,
+    phonemes: Phonemes,
+    bert: np.ndarray,
+    style_vector: np.ndarray,
+    params: SynthesisParams,
+    scheduler: Scheduler,
+) -> Iterator[np.ndarray | None]:
+    """One sentence, one step per unit of work: the text encoder (nothing to send yet), then
+    each decoder window the ``scheduler`` plans (its audio to send, or None while held back).
+    A voice whose synthesizer is not split gives its whole audio in one step."""
+    encoded = _encode(voice, phonemes, bert, style_vector, params)
+    if isinstance(encoded, np.ndarray):
+        yield encoded
+        return
+    assert voice.decoder is not None
+    yield None
+    yield from decode_scheduled(voice.decoder, *encoded, voice.sample_rate, scheduler)
+
+
+def _encode(
+    voice: Voice,
+    phonemes: Phonemes,
+    bert: np.ndarray,
+    style_vector: np.ndarray,
+    params: SynthesisParams,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """The latent and speaker condition the decoder takes, or the whole audio if the
+    synthesizer is not split."""
     inputs = voice.inputs.feed(synthesizer_inputs(phonemes, bert, style_vector, params))
     decoder = voice.decoder
     if decoder is None:
         audio_output = voice.synthesizer.get_outputs()[0].name
-        yield voice.synthesizer.run([audio_output], inputs)[0].reshape(-1)
-        return
+        audio: np.ndarray = voice.synthesizer.run([audio_output], inputs)[0].reshape(-1)
+        return audio
     latent, condition = voice.synthesizer.run([decoder.latent_name, decoder.condition_name], inputs)
-    if scheduler is None:
-        yield from decoder.windows(latent, condition, early)
-        return
-    yield from decode_scheduled(decoder, latent, condition, voice.sample_rate, scheduler)
+    return latent, condition
 
 
 def predict_durations(

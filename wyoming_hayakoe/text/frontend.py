@@ -118,8 +118,13 @@ class TextFrontend:
         return normalize_text(self.rewrite(text), self._english)
 
     def phonemize(self, text: str) -> Phonemes:
-        """Normalize, G2P, map to ids and add blanks; raises :class:`TextError` only."""
-        normalized = self.normalize(text)
+        """Rewrite, normalize, G2P, map to ids and add blanks; raises :class:`TextError` only."""
+        return self.phonemize_rewritten(self.rewrite(text))
+
+    def phonemize_rewritten(self, rewritten: str) -> Phonemes:
+        """:meth:`phonemize` of text :meth:`rewrite` gave already (the engine rewrites a
+        request once, before splitting it into sentences)."""
+        normalized = normalize_text(_checked(rewritten), self._english)
         split = self._tokenizer.tokenize if self._tokenizer is not None else tokenize
         result = g2p(normalized, split)
         phones = [PAD, *(_OUTSIDE_TABLE.get(p, p) for p in result.phones), PAD]

@@ -11,8 +11,8 @@ times, quantities with units, other numbers, colons, English words (tech words f
 rule changes anything, the original text is returned as it came (not even NFKC-normalized).
 
 The rules run until nothing changes, so a second pass changes nothing either
-(:meth:`SmartHomeRewriter.rewrite` is idempotent): the engine may apply it to a whole text
-before splitting sentences and again per sentence.
+(:meth:`SmartHomeRewriter.rewrite` is idempotent). The engine applies it once per request,
+to the whole text before splitting it into sentences.
 """
 
 from __future__ import annotations

@@ -243,3 +243,35 @@ def test_health_check(server: ServerProcess) -> None:
     down = check(f"tcp://127.0.0.1:{free_port()}")
     assert down.returncode == 1
     assert "unhealthy" in down.stderr
+
+
+async def test_several_clients_at_once_all_get_complete_correct_audio(
+    server: ServerProcess, oracle: Oracle
+) -> None:
+    """Four different texts asked at the same moment: each client gets all its audio, well
+    formed, as the engine makes it for that text alone."""
+    texts = [TEXT, "はい、わかりました。", "明日は雨です。傘を持って行きましょう。", LONG_TEXT]
+
+    async def one(text: str) -> Response:
+        async with server.client() as client:
+            return await synthesize(client, text)
+
+    responses = await asyncio.gather(*(one(text) for text in texts))
+    for text, response in zip(texts, responses, strict=True):
+        assert not response.errors
+        assert_well_formed(response)
+        assert response.pcm == b"".join(oracle(text)), text
+
+
+async def test_identical_requests_at_once_get_identical_audio(
+    server: ServerProcess, oracle: Oracle
+) -> None:
+    text = "同じお知らせを、全部の部屋で流します。"
+
+    async def one() -> Response:
+        async with server.client() as client:
+            return await synthesize(client, text)
+
+    responses = await asyncio.gather(*(one() for _ in range(4)))
+    expected = b"".join(oracle(text))
+    assert [response.pcm for response in responses] == [expected] * 4

@@ -7,103 +7,25 @@ for, in which thread and in which order, and what the client receives.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import shutil
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from fake_engine import FakeEngine, fake_engine_factory, fake_pcm
-from wyoming.client import AsyncTcpClient
-from wyoming.event import Event
+from fake_engine import FakeEngine, fake_pcm
+from inprocess import SAMPLES_PER_CHUNK, Running, add_voice, serving, synthesize_event
 from wyoming.info import Describe, Info
-from wyoming.server import AsyncTcpServer
-from wyoming.tts import (
-    Synthesize,
-    SynthesizeChunk,
-    SynthesizeStart,
-    SynthesizeStop,
-    SynthesizeVoice,
-)
+from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
-from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, free_port
-from tools.wyoming_requests import read_until, synthesize
-from wyoming_hayakoe.engine import SynthesisParams
-from wyoming_hayakoe.server.handler import HandlerOptions, HayakoeEventHandler
-from wyoming_hayakoe.service import ServiceSettings, TtsService
+from tools.wyoming_requests import is_type, read_until, synthesize
 from wyoming_hayakoe.text.sentences import split_text
-from wyoming_hayakoe.voices.layout import PREFERRED_VOICE_FILES, voice_dir
-from wyoming_hayakoe.voices.store import VoiceStore
-
-SAMPLES_PER_CHUNK = 256
-
-
-@dataclass
-class Running:
-    engine: FakeEngine
-    store: VoiceStore
-    service: TtsService
-    server: AsyncTcpServer
-    port: int
-    data_dir: Path
-
-    def client(self) -> AsyncTcpClient:
-        return AsyncTcpClient("127.0.0.1", self.port, connect_timeout=5, read_timeout=20)
-
-
-def add_voice(data_dir: Path, name: str) -> None:
-    """A voice folder the fake engine can load: the tiny voice's config, empty model files."""
-    folder = voice_dir(data_dir, name)
-    folder.mkdir(parents=True)
-    for file in PREFERRED_VOICE_FILES:
-        (folder / file).write_bytes(b"")
-    shutil.copy(TINY_VOICE_DIR / "config.json", folder / "config.json")
-
-
-@contextlib.asynccontextmanager
-async def serving(
-    tmp_path: Path, engine: FakeEngine, max_text_length: int = 1000
-) -> AsyncIterator[Running]:
-    """The service and a Wyoming listener on 127.0.0.1, in this process."""
-    data_dir = tmp_path / "data"
-    add_voice(data_dir, "second")
-    store = VoiceStore([TINY_VOICE_ROOT, data_dir], local_files_only=True)
-    settings = ServiceSettings(
-        default_voice="tiny",
-        params=SynthesisParams(),
-        max_text_length=max_text_length,
-        streaming=True,
-        local_files_only=True,
-    )
-    service = TtsService(store, settings, engine_factory=fake_engine_factory(engine))
-    await service.refresh_voices()
-    await service.load_default_voice()
-    options = HandlerOptions(SAMPLES_PER_CHUNK, client_timeout=10)
-    port = free_port()
-    server = AsyncTcpServer("127.0.0.1", port)
-    await server.start(lambda r, w: HayakoeEventHandler(service, options, r, w))
-    try:
-        yield Running(engine, store, service, server, port, data_dir)
-    finally:
-        await server.stop()
-        await service.close()
 
 
 @pytest.fixture
 async def running(tmp_path: Path) -> AsyncIterator[Running]:
     async with serving(tmp_path, FakeEngine(tmp_path)) as started:
         yield started
-
-
-def synthesize_event(text: str, voice: str | None = None) -> Event:
-    return Synthesize(text=text, voice=SynthesizeVoice(name=voice) if voice else None).event()
-
-
-def is_type(type_name: str) -> Callable[[Event], bool]:
-    return lambda event: event.type == type_name
 
 
 async def test_describe_lists_every_voice_and_its_styles(running: Running) -> None:
@@ -202,7 +124,14 @@ async def _wait_for(engine: FakeEngine, what: str) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_a_first_load_calibrates_inside_the_cpu_slot(tmp_path: Path) -> None:
+def _steps(engine: FakeEngine) -> list[tuple[float, float]]:
+    """When each step of a synthesis (here: a sentence) started and ended."""
+    starts = [t for t, entry in engine.log if entry.startswith("step ") and entry.endswith("start")]
+    ends = [t for t, entry in engine.log if entry.startswith("step ") and entry.endswith("end")]
+    return list(zip(starts, ends, strict=True))
+
+
+async def test_a_first_load_calibrates_in_a_cpu_turn_of_its_own(tmp_path: Path) -> None:
     engine = FakeEngine(tmp_path, seconds_per_sentence=0.2)
     text = "一。二。三。"
     async with (
@@ -215,7 +144,10 @@ async def test_a_first_load_calibrates_inside_the_cpu_slot(tmp_path: Path) -> No
         await second.write_event(synthesize_event("はい。", voice="second"))
         await read_until(first, is_type("audio-stop"))
         await read_until(second, is_type("audio-stop"))
-    assert _when(engine, "calibrate second start") >= _when(engine, f"synthesize {text} end")
+    calibrated = (_when(engine, "calibrate second start"), _when(engine, "calibrate second end"))
+    steps = _steps(engine)
+    assert len(steps) == 4
+    assert all(end <= calibrated[0] or start >= calibrated[1] for start, end in steps)
 
 
 async def test_the_user_dictionary_is_refreshed_outside_the_cpu_slot(tmp_path: Path) -> None:

@@ -63,6 +63,10 @@ async def read_until(
             return response
 
 
+def is_type(type_name: str) -> Callable[[Event], bool]:
+    return lambda event: event.type == type_name
+
+
 def ends_audio(event: Event) -> bool:
     return event.type in ("audio-stop", "error")
 

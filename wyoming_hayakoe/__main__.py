@@ -83,6 +83,7 @@ def create_service(args: argparse.Namespace) -> TtsService:
         cache_dir=args.cache_dir or args.download_dir / CACHE_DIR,
         audio_cache_bytes=int(args.audio_cache_mb * 1024 * 1024),
         user_dictionary=user_dictionary,
+        max_waiting=args.max_waiting,
     )
     return TtsService(store, settings)
 

@@ -43,6 +43,9 @@ DEFAULT_MAX_TEXT_LENGTH = 10_000
 DEFAULT_SAMPLES_PER_CHUNK = 1024
 # A client that takes no audio for this long is dropped, so that it cannot hold up the others.
 DEFAULT_CLIENT_TIMEOUT = 30.0
+# Syntheses in progress at once: twice the eight satellites the benchmark has ask at once;
+# each takes about a second of work on a 2-core PC, so the last would wait some 16 s.
+DEFAULT_MAX_WAITING = 16
 
 
 @dataclass(frozen=True)
@@ -206,6 +209,16 @@ def build_parser() -> OneLineArgumentParser:
         type=positive_int,
         default=DEFAULT_MAX_TEXT_LENGTH,
         help=f"longest text accepted, in characters (default: {DEFAULT_MAX_TEXT_LENGTH})",
+    )
+    add(
+        "--max-waiting",
+        type=positive_int,
+        default=DEFAULT_MAX_WAITING,
+        metavar="COUNT",
+        help="syntheses in progress at once, running or waiting for the CPU; a request for "
+        "another gets an error at once instead of a growing queue (requests for audio that "
+        "is being made already, or that the audio cache holds, do not count) "
+        f"(default: {DEFAULT_MAX_WAITING})",
     )
     add(
         "--client-timeout",

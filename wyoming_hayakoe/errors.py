@@ -32,3 +32,7 @@ class UnknownStyleError(HayakoeError, KeyError):
 
 class DownloadError(HayakoeError):
     """A voice file could not be fetched or failed verification."""
+
+
+class ServerBusyError(HayakoeError):
+    """Too many syntheses are waiting for the CPU: the request is refused at once."""

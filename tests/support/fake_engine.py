@@ -1,8 +1,9 @@
 """A stand-in for the engine, for fast in-process tests of the service, handler and connection.
 
 It has the engine's interface (``load_voice``, ``gain``, ``refresh_user_dictionary``,
-``synthesize``) and records what it was asked, but synthesizes nothing: each sentence becomes
-a fixed number of samples derived from its text, so tests can check exactly what was sent.
+``prepare``, ``synthesis_key``, ``cached_audio``, ``synthesis_steps``) and records what it
+was asked, but synthesizes nothing: each sentence becomes a fixed number of samples derived
+from its text, so tests can check exactly what was sent.
 The voices are read from real voice folders (their config.json), as the engine reads them.
 """
 
@@ -10,12 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wyoming_hayakoe.engine import Continuation, PcmPiece, SynthesisParams
+from wyoming_hayakoe.engine import Continuation, Pacing, PcmPiece, SynthesisParams
 from wyoming_hayakoe.text.sentences import split_for_synthesis
 from wyoming_hayakoe.voices.config import VoiceConfig
 from wyoming_hayakoe.voices.sources import VoiceSource, hayakoe_source
@@ -45,6 +46,15 @@ class FakeVoice:
         return self.config.speakers_by_id
 
 
+@dataclass(frozen=True)
+class FakePrepared:
+    """A text as the fake engine prepares it: not rewritten, split as the engine splits."""
+
+    rewritten: str
+    sentences: list[str]
+    whole: bool
+
+
 def fake_pcm(sentence: str) -> bytes:
     """The PCM the fake engine sends for one sentence: its length says which sentence it was."""
     return bytes([len(sentence) % 256, 0]) * (SAMPLES_PER_CHARACTER * len(sentence))
@@ -59,6 +69,8 @@ class FakeEngine:
     seconds_per_sentence: float = 0.0
     seconds_per_refresh: float = 0.0
     requests: list[tuple[str, str, SynthesisParams]] = field(default_factory=list)
+    prepared: list[tuple[str, bool]] = field(default_factory=list)
+    """Each text prepared, and whether it was to be split into sentences."""
     log: list[tuple[float, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -88,22 +100,40 @@ class FakeEngine:
         self._note("refresh end")
         return False
 
-    def synthesize(
+    def prepare(self, text: str, whole: bool = True) -> FakePrepared:
+        self.prepared.append((text, whole))
+        sentences = [s.text for s in split_for_synthesis(text)] if whole else [text]
+        return FakePrepared(text, sentences, whole)
+
+    def synthesis_key(
+        self, voice: FakeVoice, prepared: FakePrepared, params: SynthesisParams
+    ) -> Hashable | None:
+        return (voice.name, params, prepared.rewritten, prepared.whole)
+
+    def cached_audio(self, key: Hashable) -> list[PcmPiece] | None:
+        return None
+
+    def synthesis_steps(
         self,
         voice: FakeVoice,
-        text: str,
-        params: SynthesisParams | None = None,
+        prepared: FakePrepared,
+        params: SynthesisParams,
         continuation: Continuation | None = None,
-    ) -> Iterator[PcmPiece]:
-        params = params or SynthesisParams()
-        self.requests.append((voice.name, text, params))
-        self._note(f"synthesize {text} start")
+        pacing: Pacing | None = None,
+    ) -> Iterator[PcmPiece | None]:
+        self.requests.append((voice.name, prepared.rewritten, params))
+        self._note(f"synthesize {prepared.rewritten} start")
         try:
-            for sentence in split_for_synthesis(text):
+            for sentence in prepared.sentences:
+                self._note(f"step {sentence} start")
                 time.sleep(self.seconds_per_sentence)
-                yield PcmPiece(sentence.text, fake_pcm(sentence.text))
+                self._note(f"step {sentence} end")
+                pcm = fake_pcm(sentence)
+                if pacing is not None:
+                    pacing.playback.sent(len(pcm) / 2 / voice.sample_rate, time.monotonic())
+                yield PcmPiece(sentence, pcm)
         finally:
-            self._note(f"synthesize {text} end")
+            self._note(f"synthesize {prepared.rewritten} end")
 
 
 def fake_engine_factory(engine: FakeEngine) -> Any:

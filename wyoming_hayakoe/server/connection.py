@@ -36,6 +36,7 @@ from ..errors import (
     DownloadError,
     HayakoeError,
     ModelFileError,
+    ServerBusyError,
     TextError,
     UnknownStyleError,
     UnknownVoiceError,
@@ -51,6 +52,7 @@ _ERROR_CODES: tuple[tuple[type[Exception], str], ...] = (
     (TextError, "bad-text"),
     (ModelFileError, "model-file"),
     (DownloadError, "download-failed"),
+    (ServerBusyError, "busy"),
     (HayakoeError, "synthesis-failed"),
 )
 

@@ -270,7 +270,9 @@ class HayakoeEventHandler(Connection):
             await out.pcm(audio.pcm)
 
         try:
-            await self._service.synthesize(stream.resolved, sentence, on_piece, stream.continuation)
+            await self._service.synthesize(
+                stream.resolved, sentence, on_piece, stream.continuation, one_sentence=True
+            )
         except TextError as err:
             # One sentence the engine cannot read must not silence the rest of an answer.
             _LOGGER.warning("Skipping sentence %r: %s", sentence, err)

@@ -4,9 +4,13 @@ Both adapters stand on it: the Wyoming server (``server/``) and the web page (``
 speaks neither protocol and knows nothing of the command line: ``__main__`` builds its
 settings. Everything that blocks (disk scans, downloads, loading ONNX sessions, compiling the
 user dictionary, synthesis) runs on the service's worker threads (workers.py), never on the
-event loop. Synthesis takes one CPU slot at a time: ONNX Runtime already spreads one synthesis
-over all the threads it is given, so running two at once would only make both slower.
-Requests wait for the slot in arrival order.
+event loop.
+
+Several requests at once: each synthesis runs step by step (a sentence's front-end, BERT and
+text encoder; a decoder window), one step at a time, the step whose listener needs it first
+(cpu_turns.py). Requests for the same audio while one is in progress share it
+(flights.py). At most ``max_waiting`` syntheses are in progress: a request beyond that is
+refused at once rather than queued.
 """
 
 from __future__ import annotations
@@ -15,24 +19,23 @@ import asyncio
 import dataclasses
 import functools
 import logging
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice
+from ..engine import Continuation, Engine, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
 from ..runtime.self_check import SelfCheckResult
 from ..text.frontend import TextFrontend
 from ..voices.listing import VoiceEntry
 from ..voices.store import VoiceStore
+from .flights import PieceCallback
 from .settings import ServiceSettings
+from .syntheses import Syntheses
 from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
 
-PieceCallback = Callable[[PcmPiece], Awaitable[None]]
 EngineFactory = Callable[..., Engine]
 
 
@@ -68,11 +71,10 @@ class TtsService:
         self._params = settings.params
         self._names = VoiceNames(store, settings.local_files_only)
         self._workers = Workers()
-        self._cpu_slot = asyncio.Lock()  # FIFO: waiters are woken in arrival order
+        self._syntheses = Syntheses(self._workers, settings.max_waiting)
         self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
-        self._cleanups: set[asyncio.Task[None]] = set()
 
     @property
     def store(self) -> VoiceStore:
@@ -133,8 +135,7 @@ class TtsService:
                 engine = await self._engine()
                 source = await self._workers.load(self._store.ensure_source, name)
                 voice = await self._workers.load(engine.load_voice, source)
-                async with self._slot():  # calibration synthesizes: one synthesis at a time
-                    await self._workers.synthesize(engine.gain, voice)
+                await self._syntheses.calibrate(engine, voice)
                 self._voices[name] = voice
                 if not any(e.name == name and e.installed for e in self._names.entries):
                     await self.refresh_voices()  # "installed" changed
@@ -203,61 +204,24 @@ class TtsService:
         text: str,
         on_piece: PieceCallback,
         continuation: Continuation | None = None,
+        one_sentence: bool = False,
     ) -> int:
         """Synthesize ``text``, awaiting ``on_piece`` for each piece of audio as it is ready.
 
-        Returns the number of pieces. If the caller is cancelled (the client went away), the
-        sentences not yet started are dropped: the generator is closed once the piece in
-        progress returns, and only then is the CPU slot given to the next request.
+        ``one_sentence``: ``text`` is a sentence the caller split off a stream already (it is
+        rewritten, not split again). Returns the number of pieces. The same request (voice,
+        parameters, rewritten text) made while one is in progress joins it; if the caller
+        is cancelled (the client went away), only its own stream stops, and the synthesis
+        stops once nobody listens. Raises ServerBusyError when ``max_waiting`` syntheses are
+        in progress already.
         """
         self.check_text_length(len(text))
         engine = await self._engine()
-        # An edited user dictionary is compiled here, outside the slot: others keep going.
+        # An edited user dictionary is compiled here, on a loading thread: others keep going.
         await self._workers.load(engine.refresh_user_dictionary)
-        queued = time.monotonic()
-        await self._cpu_slot.acquire()
-        _LOGGER.debug("Waited %.3f s for the CPU slot", time.monotonic() - queued)
-        pieces: Iterator[PcmPiece] | None = None
-        step: asyncio.Future[PcmPiece | None] | None = None
-        count = 0
-        try:
-            pieces = await self._workers.synthesize(_start, engine, resolved, text, continuation)
-            while True:
-                step = self._workers.start_synthesis(next, pieces, None)
-                item = await step
-                step = None
-                if item is None:
-                    pieces = None  # exhausted
-                    return count
-                count += 1
-                await on_piece(item)
-        finally:
-            if pieces is None:
-                self._cpu_slot.release()
-            else:
-                task = asyncio.create_task(self._close_later(pieces, step))
-                self._cleanups.add(task)
-                task.add_done_callback(self._cleanups.discard)
-
-    @asynccontextmanager
-    async def _slot(self) -> AsyncIterator[None]:
-        async with self._cpu_slot:
-            yield
-
-    async def _close_later(
-        self, pieces: Iterator[PcmPiece], step: asyncio.Future[PcmPiece | None] | None
-    ) -> None:
-        try:
-            if step is not None:
-                await asyncio.wait([step])  # the piece in progress cannot be interrupted
-            close = getattr(pieces, "close", None)
-            if close is not None:
-                await self._workers.synthesize(close)
-            _LOGGER.debug("Synthesis stopped early; remaining sentences dropped")
-        except Exception:  # the request is gone: nobody to report to
-            _LOGGER.debug("Error while stopping a synthesis", exc_info=True)
-        finally:
-            self._cpu_slot.release()
+        prepared = await self._workers.load(engine.prepare, text, not one_sentence)
+        voice, params = resolved.voice, resolved.params
+        return await self._syntheses.run(engine, voice, params, prepared, on_piece, continuation)
 
     @property
     def busy(self) -> bool:
@@ -266,18 +230,10 @@ class TtsService:
 
     async def close(self) -> None:
         """Stop taking work. Threads still inside ONNX are not waited for."""
-        for task in list(self._cleanups):
-            task.cancel()
+        self._syntheses.close()
         if self._engine_task is not None and not self._engine_task.done():
             self._engine_task.cancel()
         self._workers.shutdown()
-
-
-def _start(
-    engine: Engine, resolved: ResolvedVoice, text: str, continuation: Continuation | None
-) -> Iterator[PcmPiece]:
-    """Create the engine's generator on the worker thread (it may do work eagerly)."""
-    return iter(engine.synthesize(resolved.voice, text, resolved.params, continuation))
 
 
 def _self_check_summary(result: SelfCheckResult) -> str:

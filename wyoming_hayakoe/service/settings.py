@@ -30,3 +30,7 @@ class ServiceSettings:
     """Memory for finished audio of repeated requests."""
     user_dictionary: Path | None = None
     """user_dict.csv, reloaded when edited."""
+    max_waiting: int = 16
+    """Syntheses in progress at once (running or waiting for the CPU); a request for another
+    is refused at once. Requests that join an identical one in progress, or that the audio
+    cache answers, do not count. (The command line's default is the same.)"""

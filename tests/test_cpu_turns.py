@@ -1,0 +1,218 @@
+"""Whose step runs next when several requests are in progress, on a fake clock.
+
+The turn order (service/cpu_turns.py) alone, then with the engine's window schedule and the
+decoder's timing model (machine_model.py): what each client hears.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from decoder_model import FakeClock
+from machine_model import FRONT_END_S, Request, play, two_sentences
+
+from wyoming_hayakoe.engine.pacing import PlaybackClock
+from wyoming_hayakoe.service.cpu_turns import (
+    FIRST_SOUND_WORK_S,
+    RESCUE_AGE_S,
+    CpuTurns,
+    Demand,
+    TurnOrder,
+)
+
+# ----- the order alone -----
+
+
+def _playing(clock: FakeClock, lead: float, arrived: float = 0.0, step: float = 0.05) -> Demand:
+    demand = Demand(arrived, PlaybackClock())
+    demand.playback.sent(lead, clock.now)
+    demand.last_step = step
+    return demand
+
+
+def test_a_new_request_goes_ahead_of_one_that_still_has_lead() -> None:
+    clock = FakeClock()
+    clock.now = 10.0
+    order = TurnOrder(now=clock)
+    playing = _playing(clock, lead=2.0, arrived=9.0)
+    new = Demand(10.0, PlaybackClock())
+    assert order.choose([playing, new]) is new
+
+
+def test_the_playing_request_that_runs_out_first_goes_first() -> None:
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    later, sooner = _playing(clock, lead=0.8), _playing(clock, lead=0.5)
+    assert order.choose([later, sooner]) is sooner
+
+
+def test_new_requests_are_served_in_the_order_they_came() -> None:
+    clock = FakeClock()
+    clock.now = 5.0
+    order = TurnOrder(now=clock)
+    requests = [Demand(arrived, PlaybackClock()) for arrived in (4.9, 4.7, 4.8)]
+    assert order.choose(requests) is requests[1]
+
+
+def test_a_request_about_to_fall_silent_goes_before_a_young_new_one() -> None:
+    clock = FakeClock()
+    clock.now = 3.0
+    order = TurnOrder(now=clock)
+    playing = _playing(clock, lead=0.1)  # less than the new request's first steps
+    new = Demand(3.0, PlaybackClock())
+    assert order.choose([new, playing]) is playing
+
+
+def test_a_new_request_ages_past_those_it_waited_for() -> None:
+    """No starvation: once it has waited RESCUE_AGE_S, a new request goes first, however
+    close the playing ones are to running out."""
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    new = Demand(0.0, PlaybackClock())
+    clock.now = RESCUE_AGE_S
+    playing = _playing(clock, lead=0.05, arrived=-1.0)
+    assert order.choose([playing, new]) is new
+
+
+def test_what_a_request_sees_of_the_others() -> None:
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    mine = _playing(clock, lead=1.0)
+    sooner = _playing(clock, lead=0.5, step=0.07)
+    later = _playing(clock, lead=3.0)
+    new = Demand(0.0, PlaybackClock())
+    for demand in (mine, sooner, later, new):
+        order.join(demand)
+    sharing = order.sharing(mine)
+    assert sharing.requests == 4
+    # Due before this one's audio runs out: the one that runs out sooner, and the new one
+    # (all the work before its first sound).
+    assert sharing.reserve == pytest.approx(0.07 + FIRST_SOUND_WORK_S)
+    order.leave(later)
+    assert order.sharing(mine).requests == 3
+
+
+def test_the_work_before_a_first_sound_is_learned() -> None:
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    demand = Demand(0.0, PlaybackClock())
+    order.stepped(demand, 0.3, was_sounding=False)  # front-end: no sound yet
+    assert order.expected_step(demand) == pytest.approx(0.3)  # at least its last step
+    demand.playback.sent(0.5, 0.4)
+    order.stepped(demand, 0.1, was_sounding=False)  # its first window sounded
+    assert order.first_sound_work > FIRST_SOUND_WORK_S
+    assert order.expected_step(demand) == pytest.approx(0.1)
+
+
+# ----- with the window schedule: what the clients hear -----
+
+
+def test_one_request_alone_is_served_as_before() -> None:
+    """Through the turn order, alone: the windows the single-request schedule plans."""
+    shared = play([Request(0.0, two_sentences())], speed=4.5)[0]
+    alone = play([Request(0.0, two_sentences())], speed=4.5, order=_AloneOrder())[0]
+    assert shared.windows == alone.windows
+    assert shared.first_sound == pytest.approx(alone.first_sound)
+    assert shared.longest_silence == 0.0
+
+
+class _AloneOrder(TurnOrder):
+    """The turn order of a machine nobody else uses."""
+
+    def sharing(self, demand: Demand):  # type: ignore[no-untyped-def]
+        from wyoming_hayakoe.engine.schedule import ALONE
+
+        return ALONE
+
+
+def test_four_at_once_all_play_without_a_gap() -> None:
+    """Four two-sentence announcements at once, on a machine that decodes 6 times faster than
+    real time: each first sound in the order they came, and no silence once playing."""
+    heard = play([Request(0.0, two_sentences(frames)) for frames in (150, 140, 160, 150)], 6.0)
+    firsts = [h.first_sound for h in heard]
+    assert all(first is not None for first in firsts)
+    assert firsts == sorted(firsts)  # type: ignore[type-var]
+    assert max(h.longest_silence for h in heard) <= 0.05
+    # No later than each front-end and first window one after the other, plus the audio the
+    # ones before need to last through them.
+    assert firsts[-1] < 4 * (FRONT_END_S + 0.2)  # type: ignore[operator]
+
+
+def test_a_request_arriving_while_others_play_neither_waits_long_nor_silences_them() -> None:
+    heard = play([Request(0.0, [300]), Request(1.0, [300]), Request(1.2, two_sentences())], 6.0)
+    assert max(h.longest_silence for h in heard) <= 0.05
+    assert all(h.first_sound is not None and h.first_sound < 0.5 for h in heard)
+
+
+def test_no_request_starves() -> None:
+    """A long answer plays while a new announcement arrives every 0.4 s (the machine busy
+    two thirds of the time): everyone is served, every first sound within a second, and the
+    long answer keeps playing."""
+    requests = [Request(0.0, [400] * 8)]
+    requests += [Request(0.3 + 0.4 * i, [100]) for i in range(12)]
+    heard = play(requests, 6.0)
+    assert all(h.finished > 0 for h in heard)
+    assert all(h.first_sound is not None and h.first_sound < 1.0 for h in heard)
+    assert max(h.longest_silence for h in heard) <= 0.05
+
+
+def test_eight_at_once_are_all_heard() -> None:
+    """Eight at once are more than this machine can play without gaps: each is heard, in
+    the order they came; silences are what the benchmark reports."""
+    heard = play([Request(0.0, two_sentences()) for _ in range(8)], 6.0)
+    firsts = [h.first_sound for h in heard]
+    assert all(first is not None for first in firsts)
+    assert firsts == sorted(firsts)  # type: ignore[type-var]
+
+
+# ----- the turns, handed out to tasks -----
+
+
+async def test_steps_never_overlap_and_the_earliest_deadline_goes_next() -> None:
+    order = TurnOrder()
+    turns = CpuTurns(order)
+    running: list[str] = []
+    served: list[str] = []
+
+    async def step(name: str, demand: Demand) -> None:
+        async with turns.turn(demand):
+            running.append(name)
+            assert len(running) == 1, "two steps at once"
+            served.append(name)
+            await asyncio.sleep(0.01)
+            running.remove(name)
+
+    first = Demand(0.0, PlaybackClock())
+    late = _playing(FakeClock(), lead=1e6)  # plenty of lead: it can wait
+    urgent = Demand(1.0, PlaybackClock())
+    holder = asyncio.create_task(step("first", first))
+    await asyncio.sleep(0)
+    waiting = [asyncio.create_task(step("late", late)), asyncio.create_task(step("urgent", urgent))]
+    await asyncio.gather(holder, *waiting)
+    assert served == ["first", "urgent", "late"]
+
+
+async def test_a_waiter_that_goes_away_does_not_hold_up_the_others() -> None:
+    turns = CpuTurns(TurnOrder())
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        async with turns.turn(Demand(0.0, PlaybackClock())):
+            await release.wait()
+
+    async def take(demand: Demand) -> str:
+        async with turns.turn(demand):
+            return "served"
+
+    holder = asyncio.create_task(hold())
+    await asyncio.sleep(0)
+    gone = asyncio.create_task(take(Demand(0.1, PlaybackClock())))
+    stays = asyncio.create_task(take(Demand(0.2, PlaybackClock())))
+    await asyncio.sleep(0)
+    gone.cancel()
+    release.set()
+    assert await asyncio.wait_for(stays, 5) == "served"
+    await holder
+    with pytest.raises(asyncio.CancelledError):
+        await gone

@@ -42,10 +42,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def server_env() -> dict[str, str]:
+def server_env(tree: Path = REPO_ROOT) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("WYOMING_HAYAKOE_ARGS", None)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -175,6 +175,7 @@ def start_server(
     wrapper: tuple[str, ...] = (),
     log_name: str | None = None,
     timed: bool = False,
+    tree: Path = REPO_ROOT,
 ) -> ServerProcess:
     """Start ``python -m wyoming_hayakoe`` (by default with the tiny test voice) on 127.0.0.1.
 
@@ -182,17 +183,21 @@ def start_server(
     as its arguments and must keep its pid (``exec``, ``taskset``). The log goes to
     ``log_dir / log_name`` (default ``server-<port>.log``); ``timed`` prefixes each of its
     lines with the seconds since the start and times the readiness line (``TimedLog``).
+    ``tree``: the checkout whose server it is (another one, with its own ``.venv``, to
+    compare two versions side by side).
     """
     port = port or free_port()
     log_path = log_dir / (log_name or f"server-{port}.log")
-    command = [*wrapper, sys.executable, "-m", "wyoming_hayakoe", "--uri",
+    own_python = tree / ".venv" / "bin" / "python"
+    python = str(own_python) if tree != REPO_ROOT and own_python.exists() else sys.executable
+    command = [*wrapper, python, "-m", "wyoming_hayakoe", "--uri",
                f"tcp://127.0.0.1:{port}", *base_args, *extra_args]  # fmt: skip
     started = time.perf_counter()
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             command,
-            cwd=REPO_ROOT,
-            env={**server_env(), **(env or {})},
+            cwd=tree,
+            env={**server_env(tree), **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE if timed else log,

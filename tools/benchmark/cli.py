@@ -3,6 +3,7 @@
 script/benchmark                       # full run, writes BENCHMARKS.md
 script/benchmark --voice-root /tmp/full-voice --rounds 3 --threads 2
 script/benchmark --quick --out /tmp/quick.md   # smoke run: two texts, one round
+script/benchmark --several-clients --baseline ../main   # several listeners at once
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from tools.benchmark import document, report, runner, voices
-from tools.benchmark.ours import server_options
+from tools.benchmark import document, report, runner, several, voices
+from tools.benchmark.ours import Server, server_options
 from tools.benchmark.procinfo import machine
 from tools.benchmark.results import Results, from_json, to_json
 from tools.benchmark.slow_board import slow_board
@@ -77,6 +78,19 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="simulate a slow board: both sides with 1 thread, pinned to one CPU that a "
         "busy loop shares (no four-voice, wyoming-bench or parity phase)",
     )
+    parser.add_argument(
+        "--several-clients",
+        action="store_true",
+        help="only our server, several clients at once: 4 and 8 different announcements, "
+        "4 identical ones (no reference, no other phase)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="TREE",
+        help="with --several-clients: also run the server of this other checkout (with its own "
+        ".venv) side by side, one client at a time, and compare",
+    )
     parser.add_argument("--no-four-voices", action="store_true")
     parser.add_argument("--no-wyoming-bench", action="store_true")
     parser.add_argument("--no-parity", action="store_true")
@@ -125,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     threads = args.threads or _default_threads()
     work = args.work or Path(tempfile.mkdtemp(prefix="hayakoe-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.several_clients:
+        return _several_clients(args, root, voice, threads, work)
     cfg = runner.Config(
         root=root,
         voice=voice,
@@ -189,6 +205,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     _write(res, args.out)
     sys.stdout.write(f"Logs and results.json (for --render) in {work}\n")
     return 0
+
+
+def _several_clients(
+    args: argparse.Namespace, root: Path, voice: str, threads: int, work: Path
+) -> int:
+    """Several clients at once against our server (and, with --baseline, one client against
+    both trees side by side)."""
+    extra = (*_uncached_options(), "--debug")
+    logs = work / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    res = several.SeveralResults(
+        settings={
+            "machine": ", ".join(f"{k} {v}" for k, v in machine().items() if k in _MACHINE),
+            "voice": f"{voice} in {root}",
+            "threads": str(threads),
+            "rounds": str(args.rounds),
+            "server options": " ".join(extra),
+            "load average at start": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
+        }
+    )
+    server = Server(root, voice, threads, logs / "ours-several.log", extra)
+    baseline = None
+    try:
+        server.wait_ready()
+        several.run_modes(server, args.rounds, res)
+        if args.baseline is not None:
+            cache = ("--cache-dir", str(work / "baseline-cache"))
+            baseline = Server(
+                root, voice, threads, logs / "baseline.log", (*extra, *cache), args.baseline
+            )
+            baseline.wait_ready()
+            several.run_baseline(server, baseline, args.rounds, res)
+    finally:
+        server.stop()
+        if baseline is not None:
+            baseline.stop()
+    res.settings["load average at end"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    several.save(res, work / "several.json")
+    report = several.markdown(res)
+    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "several.md"
+    out.write_text(report, encoding="utf-8")
+    sys.stdout.write(report + f"Wrote {out}; logs in {logs}\n")
+    return 0
+
+
+_MACHINE = ("date", "cpu", "cpus usable")
 
 
 def _write(res: Results, out: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from wyoming.audio import AudioChunk, AudioStart
 from wyoming.client import AsyncTcpClient
+from wyoming.event import Event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
 
@@ -67,8 +68,15 @@ class Server:
     lines timed; its stderr goes to ``log_path``."""
 
     def __init__(
-        self, data_dir: Path, voice: str, threads: int, log_path: Path, extra: tuple[str, ...] = ()
+        self,
+        data_dir: Path,
+        voice: str,
+        threads: int,
+        log_path: Path,
+        extra: tuple[str, ...] = (),
+        tree: Path = REPO_ROOT,
     ) -> None:
+        """``tree``: the checkout to run (another one compares two versions)."""
         self.voice = voice
         self.process = start_server(
             log_path.parent,
@@ -79,6 +87,7 @@ class Server:
             wrapper=tuple(command_prefix()),
             log_name=log_path.name,
             timed=True,
+            tree=tree,
         )
 
     @property
@@ -117,12 +126,12 @@ class Server:
         return [float(v) for v in _FIRST_LATENT.findall(self.process.log())]
 
 
-def _client(port: int) -> AsyncTcpClient:
+def wyoming_client(port: int) -> AsyncTcpClient:
     return AsyncTcpClient(HOST, port, connect_timeout=30, read_timeout=600)
 
 
 async def _describe(port: int) -> Info:
-    async with _client(port) as client:
+    async with wyoming_client(port) as client:
         await client.write_event(Describe().event())
         while True:
             event = await client.read_event()
@@ -132,47 +141,53 @@ async def _describe(port: int) -> Info:
                 return Info.from_event(event)
 
 
+def request_event(text: str, voice: str | None) -> Event:
+    return Synthesize(text=text, voice=SynthesizeVoice(name=voice) if voice else None).event()
+
+
 async def _synthesize(port: int, text: str, voice: str | None, keep_pcm: bool) -> Sample:
-    request = Synthesize(text=text, voice=SynthesizeVoice(name=voice) if voice else None)
-    async with _client(port) as client:
+    async with wyoming_client(port) as client:
         started = time.perf_counter()
-        await client.write_event(request.event())
-        first: float | None = None
-        rate = 0
-        samples = 0
-        pcm: list[bytes] = []
-        arrivals: list[tuple[float, float]] = []
-        while True:
-            event = await client.read_event()
-            now = time.perf_counter() - started
-            if event is None:
-                raise ConnectionError("server closed the connection before audio-stop")
-            if event.type == "error":
-                raise RuntimeError(f"server error for {text[:20]!r}: {event.data}")
-            if AudioStart.is_type(event.type):
-                rate = AudioStart.from_event(event).rate
-            elif AudioChunk.is_type(event.type):
-                chunk = AudioChunk.from_event(event)
-                if first is None:
-                    first = now
-                rate = chunk.rate
-                count = len(chunk.audio) // (chunk.width * chunk.channels)
-                samples += count
-                arrivals.append((now, count / rate))
-                if keep_pcm:
-                    pcm.append(chunk.audio)
-            elif event.type == "audio-stop":
-                if first is None or rate == 0:
-                    raise RuntimeError(f"no audio for {text[:20]!r}")
-                heard = listen(arrivals)
-                return Sample(
-                    first,
-                    now,
-                    samples / rate,
-                    b"".join(pcm),
-                    heard.end_s,
-                    heard.longest_silence_s,
-                )
+        await client.write_event(request_event(text, voice))
+        return await read_audio(client, started, text, keep_pcm)
+
+
+async def read_audio(
+    client: AsyncTcpClient, started: float, text: str, keep_pcm: bool = False
+) -> Sample:
+    """One response's audio as a client playing each chunk on arrival hears it, timed from
+    ``started`` (``time.perf_counter()`` when the request went out)."""
+    first: float | None = None
+    rate = 0
+    samples = 0
+    pcm: list[bytes] = []
+    arrivals: list[tuple[float, float]] = []
+    while True:
+        event = await client.read_event()
+        now = time.perf_counter() - started
+        if event is None:
+            raise ConnectionError("server closed the connection before audio-stop")
+        if event.type == "error":
+            raise RuntimeError(f"server error for {text[:20]!r}: {event.data}")
+        if AudioStart.is_type(event.type):
+            rate = AudioStart.from_event(event).rate
+        elif AudioChunk.is_type(event.type):
+            chunk = AudioChunk.from_event(event)
+            if first is None:
+                first = now
+            rate = chunk.rate
+            count = len(chunk.audio) // (chunk.width * chunk.channels)
+            samples += count
+            arrivals.append((now, count / rate))
+            if keep_pcm:
+                pcm.append(chunk.audio)
+        elif event.type == "audio-stop":
+            if first is None or rate == 0:
+                raise RuntimeError(f"no audio for {text[:20]!r}")
+            heard = listen(arrivals)
+            return Sample(
+                first, now, samples / rate, b"".join(pcm), heard.end_s, heard.longest_silence_s
+            )
 
 
 def voice_installed(info: Info, name: str) -> bool:

@@ -1,0 +1,179 @@
+"""``script/benchmark --several-clients``: several listeners at once against one server.
+
+Modes, each over ``--rounds`` rounds with the audio cache off (so every round synthesizes):
+
+* alone: each announcement by one client, as the reference for the others;
+* 4 different: four clients send different two-sentence announcements at the same moment;
+* 8 different: eight at once;
+* 4 identical: four clients send the same announcement at the same moment;
+* with ``--baseline TREE``: one client at a time against this tree's server and the other
+  tree's, side by side in the same run (first sound, total, memory).
+
+Every client plays each chunk as it arrives (listening.py): its first sound, its longest
+silence once playing, and when its audio ended are what is reported, against the targets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tools.benchmark.ours import Sample, Server, read_audio, request_event, wyoming_client
+from tools.benchmark.texts import ANNOUNCEMENTS
+
+_LOGGER = logging.getLogger(__name__)
+
+FIRST_SOUND_TARGET_S = {"4 different": 0.8, "8 different": 1.5, "4 identical": 0.8}
+SILENCE_TARGET_S = 0.05
+IDENTICAL_TARGET = 1.3
+"""The last of four identical requests finishes within this many times one alone."""
+BASELINE_TARGET = 0.03
+"""One client: first sound, total and memory within this share of the other tree's."""
+
+
+@dataclass
+class SeveralResults:
+    settings: dict[str, str]
+    alone: dict[str, list[Sample]] = field(default_factory=dict)
+    """Each announcement by one client, per round."""
+    at_once: dict[str, list[list[Sample]]] = field(default_factory=dict)
+    """Mode -> rounds -> each client."""
+    baseline: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    """Tree ("this", "baseline") -> metric -> values."""
+
+
+async def _at_once(port: int, texts: Sequence[str], voice: str | None) -> list[Sample]:
+    """Connect every client first, then send all requests at the same moment."""
+    clients = [wyoming_client(port) for _ in texts]
+    for client in clients:
+        await client.connect()
+    try:
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(c.write_event(request_event(t, voice)) for c, t in zip(clients, texts, strict=True))
+        )
+        return list(
+            await asyncio.gather(
+                *(read_audio(c, started, t) for c, t in zip(clients, texts, strict=True))
+            )
+        )
+    finally:
+        for client in clients:
+            await client.disconnect()
+
+
+def run_modes(server: Server, rounds: int, res: SeveralResults) -> None:
+    voice = server.voice
+    modes = {
+        "4 different": list(ANNOUNCEMENTS[:4]),
+        "8 different": list(ANNOUNCEMENTS[:8]),
+        "4 identical": [ANNOUNCEMENTS[0]] * 4,
+    }
+    for text in ANNOUNCEMENTS[:8]:  # warm-up: every text once
+        server.synthesize(text)
+    for round_index in range(rounds):
+        for text in ANNOUNCEMENTS[:8]:
+            res.alone.setdefault(text, []).append(server.synthesize(text))
+        for mode, texts in modes.items():
+            samples = asyncio.run(_at_once(server.port, texts, voice))
+            res.at_once.setdefault(mode, []).append(samples)
+            _LOGGER.info(
+                "round %d, %s: first sound %s s, longest silence %s s",
+                round_index + 1,
+                mode,
+                " ".join(f"{s.first_s:.2f}" for s in samples),
+                " ".join(f"{s.longest_silence_s:.2f}" for s in samples),
+            )
+
+
+def run_baseline(ours: Server, theirs: Server, rounds: int, res: SeveralResults) -> None:
+    """One client at a time, the two trees taking turns (the order flips every round)."""
+    text = ANNOUNCEMENTS[0]
+    for server in (ours, theirs):
+        server.synthesize(text)  # warm-up
+    for round_index in range(rounds):
+        pair = ((ours, "this"), (theirs, "baseline"))
+        for server, name in pair if round_index % 2 == 0 else pair[::-1]:
+            for reply in ANNOUNCEMENTS[:4]:
+                sample = server.synthesize(reply)
+                metrics = res.baseline.setdefault(name, {})
+                metrics.setdefault("first sound", []).append(sample.first_s)
+                metrics.setdefault("total", []).append(sample.total_s)
+    for server, name in ((ours, "this"), (theirs, "baseline")):
+        memory = server.memory()
+        res.baseline[name]["peak RSS"] = [memory.peak_mb]
+        res.baseline[name]["RSS"] = [memory.current_mb]
+
+
+def save(res: SeveralResults, path: Path) -> None:
+    path.write_text(json.dumps(asdict(res), default=lambda _: None, indent=1), encoding="utf-8")
+
+
+def markdown(res: SeveralResults) -> str:
+    """The report: every client's numbers (medians over the rounds) against the targets."""
+    lines = ["## Several clients at once", ""]
+    lines += [f"- {key}: {value}" for key, value in res.settings.items()]
+    lines += ["", "| mode | client | first sound | longest silence | finished | target | met? |"]
+    lines += ["|---|---|---|---|---|---|---|"]
+    for mode, rounds in res.at_once.items():
+        for index in range(len(rounds[0])):
+            samples = [r[index] for r in rounds]
+            first = statistics.median(s.first_s for s in samples)
+            silence = max(s.longest_silence_s for s in samples)
+            finished = statistics.median(s.total_s for s in samples)
+            target = FIRST_SOUND_TARGET_S[mode]
+            met = first <= target and (mode == "8 different" or silence <= SILENCE_TARGET_S)
+            lines.append(
+                f"| {mode} | {index + 1} | {first:.3f} s | {silence:.3f} s | {finished:.2f} s "
+                f"| first ≤ {target} s{'' if mode == '8 different' else ', silence ≤ 0.05 s'} "
+                f"| {'yes' if met else 'NO'} |"
+            )
+    lines += _identical_rows(res)
+    lines += _baseline_rows(res)
+    lines.append("")
+    lines.append(
+        "first sound and finished: medians over the rounds; longest silence: the longest in "
+        "any round."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _identical_rows(res: SeveralResults) -> list[str]:
+    rounds = res.at_once.get("4 identical")
+    alone = res.alone.get(ANNOUNCEMENTS[0])
+    if not rounds or not alone:
+        return []
+    last = statistics.median(max(s.total_s for s in r) for r in rounds)
+    one = statistics.median(s.total_s for s in alone)
+    ratio = last / one
+    met = "yes" if ratio <= IDENTICAL_TARGET else "NO"
+    return [
+        "",
+        "| 4 identical | the last finished | one alone | ratio | target | met? |",
+        "|---|---|---|---|---|---|",
+        f"| | {last:.2f} s | {one:.2f} s | {ratio:.2f} | ≤ {IDENTICAL_TARGET} | {met} |",
+    ]
+
+
+def _baseline_rows(res: SeveralResults) -> list[str]:
+    if "baseline" not in res.baseline:
+        return []
+    rows = ["", "| one client | this tree | baseline | ratio | target | met? |"]
+    rows.append("|---|---|---|---|---|---|")
+    for metric, values in res.baseline["this"].items():
+        ours = statistics.median(values)
+        theirs = statistics.median(res.baseline["baseline"][metric])
+        ratio = ours / theirs if theirs else float("nan")
+        unit = " MB" if "RSS" in metric else " s"
+        met = "yes" if ratio <= 1 + BASELINE_TARGET else "NO"
+        rows.append(
+            f"| {metric} | {ours:.3f}{unit} | {theirs:.3f}{unit} | {ratio:.3f} "
+            f"| ≤ {1 + BASELINE_TARGET:.2f} | {met} |"
+        )
+    return rows

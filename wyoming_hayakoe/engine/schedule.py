@@ -42,12 +42,12 @@ allocator hands them out fresh, page by page (BENCHMARKS.md, "Why windows are ca
 
 SPEED_MARGIN = 0.85
 """Plan on this share of the speed measured: a machine's speed swings from window to window."""
-RESERVE_MARGIN = 1.6
+RESERVE_MARGIN = 1 / LEAD_USE
 """A sentence's first audio lasts this many times the other requests' work due after its
-first window. Simulated (tests/support/machine_model.py, four two-sentence requests at once
-on a decoder 6 times faster than real time): with 1.0 the windows of the four fell due
-together and three made up to 0.09 s of silence; 1.33 one made 0.09 s; 1.6 none; 2.0 none,
-the last first sound 0.05 s later."""
+first window: the margin every window keeps on the lead. Simulated (tests/support/
+machine_model.py, four two-sentence announcements at once on a decoder 6 times faster than
+real time): 1.0 left 0.10 s of silence; this, none, first sounds after 0.36-1.23 s; 1.6,
+none, 0.04 s later; 2.0, 0.01 s of silence."""
 
 
 @dataclass(frozen=True)

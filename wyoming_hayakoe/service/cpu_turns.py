@@ -38,10 +38,11 @@ FIRST_SOUND_WEIGHT = 0.3
 """Weight of the latest request in the running estimate of the work before a first sound."""
 RESCUE_AGE_S = 0.5
 """How long a new request may wait behind playing requests that would otherwise fall
-silent. Simulated (tests/support/machine_model.py, four requests arriving 0.1-0.3 s apart on
-a decoder 6 times faster than real time): without the rescue the first request fell silent
-for up to 0.63 s; waiting at most 0.3 s, up to 0.30 s of silence remained; at most 0.5 s, none,
-with the last first sound at 0.79 s; at most 1 s, none, but up to 1.05 s."""
+silent. Simulated (tests/support/machine_model.py, four two-sentence announcements arriving
+0.1, 0.2 or 0.3 s apart on a decoder 6 times faster than real time): without the rescue, up
+to 0.66 s of silence; waiting at most 0.3 s, up to 0.27 s; at most 0.5 s, up to 0.15 s and
+the last first sound after at most 0.90 s; at most 1 s, up to 0.15 s, but first sounds up to
+1.03 s."""
 
 
 @dataclass(eq=False)

@@ -206,13 +206,14 @@ class Engine:
         if cached is not None:
             yield from cached
             return
+        keep = self.audio_cache is not None and key is not None
         produced: list[tuple[str, bytes]] = []
         for piece in self.render_steps(voice, prepared, params, continuation, pacing):
             if piece is None:
                 yield None
                 continue
             audio = pcm.silence_pcm16(piece.pause_samples) + pcm.to_pcm16(piece.audio, gain)
-            if key is not None:  # keep audio only where it will be cached
+            if keep:
                 produced.append((piece.text, audio))
             yield PcmPiece(piece.text, audio)
         # Only complete audio is kept: a generator closed early never gets here. Audio read

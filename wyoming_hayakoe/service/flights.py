@@ -8,8 +8,9 @@ last one leaves, the flight is abandoned and the service stops the synthesis.
 
 Production waits while every listener is more than MAX_UNSENT_SECONDS of audio behind it
 (clients that do not read), so memory stays bounded; it never waits for one slow listener
-while another keeps up. A flight nobody can join (no key: a streamed sentence, a long text)
-drops the pieces its listener has taken.
+while another keeps up. A flight others may join keeps every piece until it ends (at most
+the audio of a text short enough for the audio cache); one nobody can join (no key: a streamed
+sentence, a long text) drops the pieces its listener has taken.
 """
 
 from __future__ import annotations

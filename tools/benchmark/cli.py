@@ -225,22 +225,24 @@ def _several_clients(
             "load average at start": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
         }
     )
-    server = Server(root, voice, threads, logs / "ours-several.log", extra)
-    baseline = None
+    servers = [Server(root, voice, threads, logs / "ours-several.log", extra)]
     try:
-        server.wait_ready()
-        several.run_modes(server, args.rounds, res)
+        servers[0].wait_ready()
+        several.run_modes(servers[0], args.rounds, res)
+        servers.pop().stop()
         if args.baseline is not None:
+            # Both fresh, so that their memory is that of one client's requests alone.
             cache = ("--cache-dir", str(work / "baseline-cache"))
-            baseline = Server(
-                root, voice, threads, logs / "baseline.log", (*extra, *cache), args.baseline
+            servers.append(Server(root, voice, threads, logs / "ours-alone.log", extra))
+            servers.append(
+                Server(root, voice, threads, logs / "baseline.log", (*extra, *cache), args.baseline)
             )
-            baseline.wait_ready()
-            several.run_baseline(server, baseline, args.rounds, res)
+            for server in servers:
+                server.wait_ready()
+            several.run_baseline(servers[0], servers[1], args.rounds, res)
     finally:
-        server.stop()
-        if baseline is not None:
-            baseline.stop()
+        for server in servers:
+            server.stop()
     res.settings["load average at end"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     several.save(res, work / "several.json")
     report = several.markdown(res)

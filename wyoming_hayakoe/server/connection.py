@@ -9,10 +9,10 @@ Everything a client can make the server spend is bounded:
 - events are read with :mod:`.protocol`, so no header or data part is held beyond a limit;
 - reading pauses while ``MAX_PENDING_JOBS`` requests wait, so a client that sends and never
   reads cannot make the queue grow without end;
-- audio is written with back-pressure (every write awaits ``drain``), so the server stops
-  producing for a client that stops reading. Such a client would then hold the CPU slot, and
-  with it every other client, for ever: a write that waits longer than ``client_timeout``
-  seconds drops the client instead.
+- audio is written with back-pressure (every write awaits ``drain``), and the synthesis
+  stops producing once it is far ahead of every client it feeds (service/flights.py), so a
+  client that stops reading holds up only itself; a write that waits longer than
+  ``client_timeout`` seconds drops it.
 
 A request that fails is answered with an ``error`` event. Clients that read a request's answer
 until its audio ends (Home Assistant's TTS client skips ``error`` events) learn of the failure

@@ -1,10 +1,12 @@
 """Every unit and number format Home Assistant produces, read as a Japanese speaker would.
 
 ``tests/data/ha_units.tsv`` lists every unit string of Home Assistant's ``const.py`` (its
-source and date are in its header) with a katakana reading. ``tests/data/units_corpus.tsv``
-(written by ``tools/units_corpus.py``) puts each unit in context: after an integer and a
-decimal, in a range, with and without a space, in full-width characters; and HA's time and
-date formats. ``tests/data/announcements.tsv`` holds hand-written announcements.
+source and date are in its header) with a katakana reading, ``tests/data/unit_abbreviations.tsv``
+the other units of the package's table. ``tests/data/units_corpus.tsv`` (written by
+``tools/units_corpus.py``) puts each unit in context: after an integer and a decimal, in a
+range, with and without a space, in full-width characters, glued to a word or another
+quantity (``50%OFF``); and HA's time and date formats. ``tests/data/announcements.tsv`` holds
+hand-written announcements.
 
 A case passes when the phonemes of its text (through the smart-home front-end) equal the
 phonemes of one of its expected readings (the first is the default). A reading is katakana
@@ -16,16 +18,15 @@ words (ハツカ as 薄荷 ハッカ, ヨンヘーホー as ヨン + particle �
 from __future__ import annotations
 
 import csv
-import re
 import unicodedata
 from pathlib import Path
 
 import pytest
+from kana_utils import reading_phonemes
 
 from tools import kana_readings, units_corpus
 from wyoming_hayakoe.text.frontend import TextFrontend
-from wyoming_hayakoe.text.kana import kana_to_phonemes
-from wyoming_hayakoe.text.symbols import PAD, PUNCTUATIONS
+from wyoming_hayakoe.text.symbols import PAD
 
 DATA = Path(__file__).parent / "data"
 
@@ -49,16 +50,6 @@ def smart() -> TextFrontend:
     return TextFrontend(smart_home=True)
 
 
-def _reading_phonemes(reading: str) -> list[str]:
-    """Phonemes of a katakana reading with punctuation marks (each mark is its own phoneme)."""
-    phonemes: list[str] = []
-    for run in re.findall(
-        f"[{re.escape(''.join(PUNCTUATIONS))}]|[^{re.escape(''.join(PUNCTUATIONS))}]+", reading
-    ):
-        phonemes.extend([run] if run in PUNCTUATIONS else kana_to_phonemes(run))
-    return phonemes
-
-
 def test_every_home_assistant_unit_is_in_the_corpus() -> None:
     assert len(HA_UNITS) >= 180
     texts = [text for _, _, text, _ in CORPUS]
@@ -78,7 +69,7 @@ def test_the_corpus_is_what_the_generator_writes(tmp_path: Path) -> None:
 def test_the_corpus_is_large_enough() -> None:
     assert len(CASES) >= 500
     assert {c for c, _, _ in CASES} >= {
-        "integer", "spaced", "decimal", "range", "fullwidth", "format", "announcement"
+        "integer", "spaced", "decimal", "range", "fullwidth", "glued", "format", "announcement"
     }  # fmt: skip
 
 
@@ -89,7 +80,7 @@ def test_case_reads_as_expected(
     category: str, text: str, reading: str, smart: TextFrontend
 ) -> None:
     spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
-    expected = [_reading_phonemes(alternative) for alternative in reading.split("|")]
+    expected = [reading_phonemes(alternative) for alternative in reading.split("|")]
     assert spoken in expected, (
         f"{category}: {text!r} became {smart.rewrite(text)!r}, read "
         f"{' '.join(spoken)!r}; expected {reading!r}"
@@ -109,7 +100,7 @@ def test_unit_after_every_number_ending(unit: str, template: str, smart: TextFro
             continue  # resolutions (ヨンケー), see test_unit_boundaries
         spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
         expected = kana_readings.readings(template, None, number)
-        assert spoken in [_reading_phonemes(e) for e in expected], (
+        assert spoken in [reading_phonemes(e) for e in expected], (
             f"{text!r} became {smart.rewrite(text)!r}, read {' '.join(spoken)!r}; "
             f"expected {expected}"
         )
@@ -151,7 +142,7 @@ def test_every_clock_time(hour: int, smart: TextFrontend) -> None:
         minutes = kana_readings.readings("{m}", None, str(minute)) if minute else [""]
         expected = [h + "ジ" + m for h in _HOURS[hour].split("|") for m in minutes]
         spoken = [phone for phone in smart.phonemize(text).phones if phone != PAD]
-        assert spoken in [_reading_phonemes(e) for e in expected], (text, expected)
+        assert spoken in [reading_phonemes(e) for e in expected], (text, expected)
 
 
 def test_the_rewriting_is_stable(smart: TextFrontend) -> None:
@@ -196,6 +187,20 @@ def test_ha_unit_strings_are_as_home_assistant_writes_them() -> None:
         ("風速5 m/s", "風速五メートル"),
         ("20-25 °C", "二十から二十五度"),
         ("1,013.2 min", "千十三点二分"),
+        ("50%OFFのセール中", "五十パーセントOFFのセール中"),  # a symbol: anything may follow
+        ("5kWhUP", "五キロワットアワーUP"),  # letters: a word of GLUED_WORDS may follow
+        ("25℃60%", "二十五度六十パーセント"),
+        ("10A5V", "十アンペア五ボルト"),  # a letter unit before another quantity
+        ("2LDKの部屋", "2LDKの部屋"),  # no litres: DK is no word after an amount
+        ("4WD", "4WD"),
+        ("3in1の充電器", "3in1の充電器"),  # the 1 carries no unit
+        ("5minX", "5ミンエックス"),
+        ("850ppmOFF", "八百五十PPM OFF"),  # apart, else spelled as one acronym
+        ("3Beaufort5m/s", "風力三、秒速五メートル"),  # a pause: 三 and 秒速 apart
+        ("（1m/min）", "(ふん速一メートル)"),  # '分速 would be read ブンソク
+        ("34d", "三十よっか間"),
+        ("0.4h", "零点ヨン時間"),
+        ("0.25min", "零点ニーゴーフン"),
     ],
 )
 def test_unit_boundaries(text: str, rewritten: str, smart: TextFrontend) -> None:

@@ -38,6 +38,8 @@ _GEMINATING = {
     "ハチ": "ハッ",
     "ジュー": "ジュッ",
     "ヒャク": "ヒャッ",
+    "ビャク": "ビャッ",
+    "ピャク": "ピャッ",
     "ロク": "ロッ",
 }
 _VOICELESS = set("カキクケコサシスセソタチツテトパピプペポ")
@@ -110,6 +112,8 @@ def _counted(kana: str, placeholder: str, unit_start: str) -> list[str]:
             ("ハチ", ["ハップン", "ハチフン"]),
             ("ジュー", ["ジュップン", "ジップン"]),
             ("ヒャク", ["ヒャップン"]),
+            ("ビャク", ["ビャップン"]),
+            ("ピャク", ["ピャップン"]),
         ):
             if kana.endswith(ending):
                 return [kana[: -len(ending)] + f for f in forms]
@@ -125,10 +129,23 @@ def _counted(kana: str, placeholder: str, unit_start: str) -> list[str]:
     return [kana]
 
 
+_DAY_ENDINGS = {
+    "ヨン": ["ヨッカ"],
+    "ナナ": ["シチニチ", "ナナニチ"],
+    "キュー": ["クニチ", "キューニチ"],
+}
+"""Days counted past ten: 24日 ニジューヨッカ, 27日 ニジューシチニチ, 29日 ニジュークニチ."""
+
+
 def _day_kana(number: str) -> list[str]:
     if "." not in number and int(number.replace(",", "")) in _DAYS:
         return [_DAYS[int(number)]]
-    return [k + "ニチ" for k in number_kana(number)]
+    days = []
+    for kana in number_kana(number):
+        ending = next((e for e in _DAY_ENDINGS if kana.endswith(e) and "テン" not in kana), "")
+        forms = _DAY_ENDINGS[ending] if ending else ["ニチ"]
+        days += [kana[: len(kana) - len(ending)] + form for form in forms]
+    return days
 
 
 def readings(template: str, first: str | None, last: str) -> list[str]:

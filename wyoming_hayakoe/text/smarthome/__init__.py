@@ -25,6 +25,7 @@ from .dates import read_dates_and_times, read_minutes
 from .english import EnglishRewriter
 from .markdown import strip_markdown, strip_marks
 from .numbers import read_number_symbols, read_numbers
+from .trace import USER_DICTIONARY, Rule, normalize_width, note, stretch, substitute
 from .unit_table import LATIN_READINGS
 from .units import read_quantities
 
@@ -36,6 +37,8 @@ _SPACES = re.compile(r"\s+")
 # (「状態: オン」) a pause. The reference deletes them, joining the words.
 _RATIO = re.compile(r"(?<=[0-9]):(?=[0-9])")
 _COLON = re.compile(r"\s*:\s*")
+_RATIO_RULE = Rule("ratio")
+_COLON_RULE = Rule("colon")
 _MAX_ROUNDS = 4
 
 
@@ -84,14 +87,21 @@ class SmartHomeRewriter:
 
     def _round(self, text: str) -> str:
         text = read_number_symbols(strip_marks(text))
-        text = strip_markdown(unicodedata.normalize("NFKC", text))
+        text = strip_markdown(normalize_width(text))
         pieces: list[str] = []
+        done = 0  # characters rewritten so far: where the next stretch starts
         position = 0
         for match in self._keep_pattern.finditer(text) if self._keep_pattern else ():
-            pieces.append(self._rewrite_free(text[position : match.start()]))
-            pieces.append(_SPACES.sub("", match.group()))
+            for stretch_text, rewrite in (
+                (text[position : match.start()], self._rewrite_free),
+                (match.group(), _kept),
+            ):
+                with stretch(done):
+                    pieces.append(rewrite(stretch_text))
+                done += len(pieces[-1])
             position = match.end()
-        pieces.append(self._rewrite_free(text[position:]))
+        with stretch(done):
+            pieces.append(self._rewrite_free(text[position:]))
         return "".join(pieces)
 
     def _rewrite_free(self, text: str) -> str:
@@ -100,5 +110,11 @@ class SmartHomeRewriter:
         text = read_dates_and_times(text)
         text = read_quantities(text)
         text = read_minutes(read_numbers(text))
-        text = _COLON.sub("、", _RATIO.sub("対", text))
+        text = substitute(_COLON, "、", substitute(_RATIO, "対", text, _RATIO_RULE), _COLON_RULE)
         return self._english.rewrite(text)
+
+
+def _kept(word: str) -> str:
+    """A user-dictionary word, as OpenJTalk will meet it (spaces removed)."""
+    kept = _SPACES.sub("", word)
+    return note(word, kept, Rule(USER_DICTIONARY, kept))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .numbers import integer_words, minutes_words
+from .trace import Rule, substitute
 
 _NOT_AFTER = r"(?<![0-9A-Za-z.,:/\-])"
 _NOT_BEFORE = r"(?![0-9A-Za-z]|[/.:\-][0-9])"
@@ -66,25 +67,31 @@ _TOKINOMA = re.compile(r"(?<=[〇零一二三四五六七八九十]時)の間")
 """OpenJTalk reads 十七時の間 as 十七 + 時の間 (ときのま): write あいだ in kana."""
 
 
+_TIME = Rule("time")
+_DATE = Rule("date")
+
+
 def read_dates_and_times(text: str) -> str:
     """Apply every rule of this module (dates before times: ``2026-11-29T07:30``)."""
-    text = _ROUND_THE_CLOCK.sub("二十四時間三百六十五日", text)
-    text = _ISO_T.sub(r"\1 \2", text)
-    text = _FULL_DATE.sub(_full_date, text)
-    text = _MONTH_DAY.sub(_month_day, text)
-    text = _WEEKDAYS.sub(_weekdays, text)
-    text = _DURATION.sub(_duration, text)
-    text = _CLOCK.sub(_clock, text)
-    text = _HOUR_MERIDIEM.sub(_clock, text)
+    text = substitute(_ROUND_THE_CLOCK, "二十四時間三百六十五日", text, Rule("24/7"))
+    text = substitute(_ISO_T, r"\1 \2", text, Rule("timestamp"))
+    text = substitute(_FULL_DATE, _full_date, text, _DATE)
+    text = substitute(_MONTH_DAY, _month_day, text, _month_day_rule)
+    text = substitute(_WEEKDAYS, _weekdays, text, Rule("weekday"))
+    text = substitute(_DURATION, _duration, text, Rule("duration"))
+    text = substitute(_CLOCK, _clock, text, _TIME)
+    text = substitute(_HOUR_MERIDIEM, _clock, text, _TIME)
     # 7:00〜9:00 and 7時〜9時: the reference would make 〜 a long vowel (シチジークジ).
-    text = _CLOCK_RANGE.sub("から", text)
-    return _TOKINOMA.sub("のあいだ", text)
+    text = substitute(_CLOCK_RANGE, "から", text, Rule("range"))
+    return substitute(_TOKINOMA, "のあいだ", text, Rule("time", "時の間"))
 
 
 def read_minutes(text: str) -> str:
     """``2分``, ``9分``, ``10分`` left as digits (after the ranges are read), see
     :func:`.numbers.minutes_words`."""
-    return _MINUTES.sub(lambda m: minutes_words(m.group(1), m.string[m.end() :]), text)
+    return substitute(
+        _MINUTES, lambda m: minutes_words(m.group(1), m.string[m.end() :]), text, Rule("minutes")
+    )
 
 
 def date_words(year: int | None, month: int, day: int) -> str:
@@ -101,6 +108,10 @@ def _full_date(match: re.Match[str]) -> str:
     if not _valid(int(month), int(day)):
         return match.group()
     return date_words(int(year), int(month), int(day))
+
+
+def _month_day_rule(match: re.Match[str]) -> Rule:
+    return _DATE if _valid(int(match.group(1)), int(match.group(2))) else Rule("fraction")
 
 
 def _month_day(match: re.Match[str]) -> str:

@@ -63,6 +63,8 @@ TECH_WORDS: dict[str, str] = {
     "pin": "ピン",
     "jpeg": "ジェイペグ",
     "ok": "オーケー",
+    # words shop texts write in capitals, which would be spelled as acronyms (30%CUT)
+    "cut": "カット",
     # smart-home names OpenJTalk splits or misreads
     "hue": "ヒュー",
     "dot": "ドット",

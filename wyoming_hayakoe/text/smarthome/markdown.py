@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .numbers import integer_words
+from .trace import Rule, substitute
 
 LINK_WORD = "リンク"
 
@@ -58,30 +59,45 @@ _WORD_CHAR = re.compile(r"[^\s\W_]|[0-9]")
 
 def strip_marks(text: str) -> str:
     """™ ℠ ® © go; before NFKC, which would turn ™ into the letters TM."""
-    return _MARKS.sub("", text)
+    return substitute(_MARKS, "", text, lambda m: Rule("mark", m.group()))
+
+
+def _markdown(what: str) -> Rule:
+    return Rule("markdown", what)
+
+
+_LINK = Rule("link")
 
 
 def strip_markdown(text: str) -> str:
     """Apply every rule of this module (once: the caller repeats until nothing changes)."""
-    text = _FENCE.sub("", text)
-    text = _TABLE_BORDER.sub("", text)
-    text = _TABLE_ROW.sub(lambda m: "、".join(c.strip() for c in m.group(1).split("|")), text)
-    text = _RULE.sub("", text)
-    text = _QUOTE.sub("", text)
-    text = _HEADING.sub(r"\1", text)
-    text = _BULLET.sub("", text)
-    text = _NUMBERED.sub(lambda m: integer_words(int(m.group(1))) + "、", text)
-    text = _HTML_TAG.sub("", text)
-    text = _IMAGE_OR_LINK.sub(r"\1", text)
-    text = _ANGLE_URL.sub(LINK_WORD, text)
-    text = _URL.sub(LINK_WORD, text)
-    text = _CODE.sub(r"\1", text)
-    text = _STRONG.sub(r"\2", text)
-    text = _STRIKE.sub(r"\1", text)
-    text = _EMPHASIS.sub(r"\1", text)
-    text = _UNDERSCORE.sub(r"\1", text)
-    text = _KEYCAP.sub(r"\1", text)
-    return _EMOJI.sub(_emoji, text)
+    text = substitute(_FENCE, "", text, _markdown("code block"))
+    text = substitute(_TABLE_BORDER, "", text, _markdown("table"))
+    text = substitute(_TABLE_ROW, _cells, text, _markdown("table"))
+    text = substitute(_RULE, "", text, _markdown("rule"))
+    text = substitute(_QUOTE, "", text, _markdown("quote"))
+    text = substitute(_HEADING, r"\1", text, _markdown("heading"))
+    text = substitute(_BULLET, "", text, _markdown("list"))
+    text = substitute(_NUMBERED, _numbered, text, _markdown("numbered list"))
+    text = substitute(_HTML_TAG, "", text, Rule("HTML tag"))
+    text = substitute(_IMAGE_OR_LINK, r"\1", text, _LINK)
+    text = substitute(_ANGLE_URL, LINK_WORD, text, _LINK)
+    text = substitute(_URL, LINK_WORD, text, _LINK)
+    text = substitute(_CODE, r"\1", text, _markdown("code"))
+    text = substitute(_STRONG, r"\2", text, _markdown("bold"))
+    text = substitute(_STRIKE, r"\1", text, _markdown("strikethrough"))
+    text = substitute(_EMPHASIS, r"\1", text, _markdown("emphasis"))
+    text = substitute(_UNDERSCORE, r"\1", text, _markdown("emphasis"))
+    text = substitute(_KEYCAP, r"\1", text, Rule("keycap"))
+    return substitute(_EMOJI, _emoji, text, Rule("emoji"))
+
+
+def _cells(match: re.Match[str]) -> str:
+    return "、".join(cell.strip() for cell in match.group(1).split("|"))
+
+
+def _numbered(match: re.Match[str]) -> str:
+    return integer_words(int(match.group(1))) + "、"
 
 
 def _emoji(match: re.Match[str]) -> str:

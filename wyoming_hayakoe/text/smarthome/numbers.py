@@ -21,6 +21,8 @@ import unicodedata
 
 from num2words import num2words
 
+from .trace import Rule, substitute
+
 NUMBER = r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?"
 """An unsigned number, with optional thousands separators and decimals."""
 
@@ -36,7 +38,8 @@ _AFTER = r"(?![0-9]|[.,][0-9])"
 # Digits after the decimal point, read one by one; 2 and 5 are lengthened as in any digit string.
 _DIGITS = "0123456789"
 _DIGIT_NAMES = "ゼロ イチ ニー サン ヨン ゴー ロク ナナ ハチ キュー"
-_DIGIT_KANA = dict(zip(_DIGITS, _DIGIT_NAMES.split(" "), strict=True))
+DIGIT_KANA = dict(zip(_DIGITS, _DIGIT_NAMES.split(" "), strict=True))
+"""Each digit after the decimal point, as :func:`number_words` writes it."""
 _SINGLE_DECIMAL = dict(zip(_DIGITS, ["ゼロ", *"一二三四五六七八九"], strict=True))
 
 # num2words refuses 52 digits and more; nobody announces such numbers, so read the digits.
@@ -59,7 +62,7 @@ def number_words(number: str) -> str:
         return words
     if len(fraction) == 1:
         return words + "点" + _SINGLE_DECIMAL[fraction]
-    return words + "点" + "".join(_DIGIT_KANA[d] for d in fraction)
+    return words + "点" + "".join(DIGIT_KANA[d] for d in fraction)
 
 
 # Standing alone (not after 時), OpenJTalk reads 二分 ニブン, 九分 クブ and 十分 ジューブン
@@ -88,6 +91,7 @@ _RANGE = re.compile(
     _BEFORE + r"(" + SIGN + r"?)(" + NUMBER + r")\s*[〜~～–]\s*(" + SIGN + r"?)(" + NUMBER + ")"
     + _AFTER + r"(分(?!の[0-9]))?"
 )  # fmt: skip
+_FRACTION = Rule("fraction")
 _VULGAR = re.compile(r"([0-9]*)([\u00bc-\u00be\u2150-\u215e])")
 _ROMAN = re.compile("[\u2160-\u216b\u2170-\u217b]")
 _FRACTION_SLASH = re.compile(_BEFORE + r"([0-9]+)⁄([0-9]+)" + _AFTER)
@@ -99,8 +103,13 @@ _ORDINAL = re.compile(_BEFORE + r"([0-9]+)(?:st|nd|rd|th)(?![A-Za-z])")
 def read_number_symbols(text: str) -> str:
     """Before NFKC: ``½`` and ``Ⅲ`` (NFKC would make ``1⁄2`` and ``III``; ``3½`` would become
     ``31⁄2``). ``3½`` is read 三と二ぶんの一."""
-    text = _VULGAR.sub(_vulgar, text)
-    return _ROMAN.sub(lambda m: integer_words(int(unicodedata.numeric(m.group()))), text)
+    text = substitute(_VULGAR, _vulgar, text, _FRACTION)
+    return substitute(
+        _ROMAN,
+        lambda m: integer_words(int(unicodedata.numeric(m.group()))),
+        text,
+        Rule("Roman numeral"),
+    )
 
 
 def _vulgar(match: re.Match[str]) -> str:
@@ -112,13 +121,13 @@ def _vulgar(match: re.Match[str]) -> str:
 
 def read_numbers(text: str) -> str:
     """Apply every rule of this module, most specific first."""
-    text = _RANGE.sub(_range, text)
-    text = _FRACTION_SLASH.sub(lambda m: _fraction(m.group(1), m.group(2)), text)
-    text = _BUNNO.sub(lambda m: _fraction(m.group(2), m.group(1)), text)
-    text = _FLOOR.sub(_floor, text)
-    text = _ORDINAL.sub(lambda m: integer_words(int(m.group(1))) + "番目", text)
-    text = _SIGNED.sub(lambda m: signed_words(m.group(1), m.group(2)), text)
-    return _MULTI_DECIMAL.sub(lambda m: number_words(m.group(1)), text)
+    text = substitute(_RANGE, _range, text, Rule("range"))
+    text = substitute(_FRACTION_SLASH, lambda m: _fraction(m.group(1), m.group(2)), text, _FRACTION)
+    text = substitute(_BUNNO, lambda m: _fraction(m.group(2), m.group(1)), text, _FRACTION)
+    text = substitute(_FLOOR, _floor, text, Rule("floor"))
+    text = substitute(_ORDINAL, _ordinal, text, Rule("ordinal"))
+    text = substitute(_SIGNED, lambda m: signed_words(m.group(1), m.group(2)), text, Rule("sign"))
+    return substitute(_MULTI_DECIMAL, lambda m: number_words(m.group(1)), text, Rule("decimal"))
 
 
 def _range(match: re.Match[str]) -> str:
@@ -127,6 +136,10 @@ def _range(match: re.Match[str]) -> str:
     if minutes and not sign2:
         return words + minutes_words(second, match.string[match.end() :])
     return words + signed_words(sign2, second) + (minutes or "")
+
+
+def _ordinal(match: re.Match[str]) -> str:
+    return integer_words(int(match.group(1))) + "番目"
 
 
 def _fraction(numerator: str, denominator: str) -> str:

@@ -41,7 +41,18 @@ class Unit:
     number before the usual one (ロッガロン, ジュッヘーホーメートル)."""
     after_point: str = ""
     """The reading after a decimal, where OpenJTalk would join the usual one to the last
-    digit (二点五日間 ニテンイツカカン)."""
+    digit (二点五日間 ニテンイツカカン) or read it as a name after katakana digits (零点イチゴー年
+    ミノル, 円 マドカ)."""
+    after_four: str = ""
+    """The last 四 of a whole number and the unit together, where OpenJTalk reads them apart
+    (三十四日間 サンジューヨンニチカン; 三十よっか間 サンジューヨッカカン)."""
+    kana_point: bool = False
+    """After a decimal, its last digit in katakana: OpenJTalk reads 零点四時間 ヨジカン, 零点七時間
+    シチジカン, 零点九時間 クジカン, 零点四年 ヨネン, 零点四円 ヨエン (counted, not decimal)."""
+    after_quote: str = ""
+    """The prefix after an opening bracket or quote, which the reference normalizer turns into
+    the mark ``'``: OpenJTalk reads '分速 as ブンソク, 'ふん速 as フンソク (分速 elsewhere: its
+    accent is the dictionary's, flat)."""
 
 
 _SPEED_PER_HOUR = ("時速", "風速")
@@ -83,7 +94,7 @@ _TABLE: dict[str, Unit] = {
     "mm/s": _per_second("ミリ"),
     "ft/s": _per_second("フィート"),
     "in/s": _per_second("インチ"),
-    "m/min": Unit("メートル", "分速", ("分速",)),
+    "m/min": Unit("メートル", "分速", ("分速",), after_quote="ふん速"),
     "kn": Unit("ノット"),
     "Beaufort": Unit("", "風力", ("風力",)),
     # length
@@ -268,23 +279,23 @@ _TABLE: dict[str, Unit] = {
     "mins": Unit("分"),
     "minute": Unit("分"),
     "minutes": Unit("分"),
-    "h": Unit("時間"),
-    "hr": Unit("時間"),
-    "hrs": Unit("時間"),
-    "hour": Unit("時間"),
-    "hours": Unit("時間"),
-    "d": Unit("日間", after_point="にちかん"),
+    "h": Unit("時間", kana_point=True),
+    "hr": Unit("時間", kana_point=True),
+    "hrs": Unit("時間", kana_point=True),
+    "hour": Unit("時間", kana_point=True),
+    "hours": Unit("時間", kana_point=True),
+    "d": Unit("日間", after_point="にちかん", after_four="よっか間"),
     "w": Unit("週間"),
-    "y": Unit("年"),
+    "y": Unit("年", after_point="ねん", kana_point=True),
     # money written after the amount (HA's CURRENCY_ symbols, ISO codes of monetary sensors)
     "€": Unit("ユーロ"),
     "$": Unit("ドル"),
     "¢": Unit("セント"),
-    "¥": Unit("円"),
+    "¥": Unit("円", after_point="えん", kana_point=True),
     "£": Unit("ポンド"),
     "EUR": Unit("ユーロ"),
     "USD": Unit("ドル"),
-    "JPY": Unit("円"),
+    "JPY": Unit("円", after_point="えん", kana_point=True),
 }
 
 UNITS: dict[str, Unit] = {unicodedata.normalize("NFKC", key): unit for key, unit in _TABLE.items()}

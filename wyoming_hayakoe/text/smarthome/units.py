@@ -7,8 +7,14 @@ so ``23.5℃`` and ``45%`` lose their units. Here each quantity becomes Japanese
 
 The units and their readings are in :mod:`.unit_table`. They are matched on NFKC text (``℃``
 is ``°C`` there, ``㎞`` is ``km``, ``µ`` is ``μ``), right after the number or after one space
-(``20 °C``, as Home Assistant writes a state with its unit). No unit may be followed by another
-Latin letter, so ``5min`` is not five metres.
+(``20 °C``, as Home Assistant writes a state with its unit). What may follow a unit directly:
+
+- after a symbol (``%``, ``‰``, ``°``, ``°C``, ``$``...) anything: ``50%OFF`` 五十パーセントOFF,
+  ``25℃60%`` 二十五度六十パーセント;
+- after letters, no further letter (``5min`` is not five metres, ``2LDK`` not two litres),
+  except a word of :data:`GLUED_WORDS` (``5kWhOFF``), and no digit, except a number with a unit
+  (``10A5V``, but ``3in1`` stays);
+- kana, kanji, brackets, punctuation and emoji after any unit.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .numbers import NUMBER, SIGN, minutes_words, signed_words
+from .numbers import DIGIT_KANA, NUMBER, SIGN, minutes_words, signed_words
+from .trace import Rule, substitute
 from .unit_table import CURRENCIES, SPACED_ONLY, UNITS, Unit
 
 _LETTERS = "A-Za-z"
@@ -25,40 +32,84 @@ _IMPLIED_WINDOW = 6
 _RESOLUTIONS = frozenset({"4K", "8K"})
 """Read as words by the English rules (ヨンケー), not as kelvin."""
 _GEMINATING = ("六", "十", "百")
+_KATAKANA_DIGITS = tuple(DIGIT_KANA.values())
+_NUMBER_ENDS = (*"〇零一二三四五六七八九十百千万億兆", *_KATAKANA_DIGITS)
+"""What the words of a number end in."""
+_COUNTED_DIGITS = {"四": "ヨン", "七": "ナナ", "九": "キュー"}
+"""Digits OpenJTalk reads as counted (ヨ, シチ, ク) before 時間, 年, 円: see Unit.kana_point."""
+_MINUTES_AFTER_DIGIT = {
+    "イチ": "イップン", "サン": "サンプン", "ヨン": "ヨンプン", "ロク": "ロップン",
+    "ハチ": "ハップン",
+}  # fmt: skip
+"""分 after a katakana digit as it is said (after the others: フン)."""
+_QUOTES = ("(", "「", "『", "【", "[", "“", '"', "'", "‘", "〈", "《")
+"""Opening marks the reference normalizer turns into the mark ``'`` (after NFKC)."""
 _SPACED_UNIT = re.compile(r"[0-9]\s")
 _WORD_AFTER = re.compile(r"\s[A-Za-z0-9]")
 
 
-def _unit_pattern() -> str:
-    def alternatives(units: list[str]) -> str:
-        return "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+GLUED_WORDS = ("OFF", "UP", "DOWN", "CUT")
+"""Words shop and energy texts write directly after an amount (``20%OFF``, ``5kWhUP``); after a
+unit in letters only these are read as a word of their own (capitalized or in capitals)."""
 
-    anywhere = alternatives([u for u in UNITS if u not in SPACED_ONLY])
-    spaced = alternatives(sorted(SPACED_ONLY))
-    return rf"(?:\s?(?P<unit>{anywhere})|\s(?P<spaced>{spaced}))(?![{_LETTERS}])"
+
+def _alternatives(units: list[str]) -> str:
+    return "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+
+
+def _unit_pattern() -> str:
+    symbols = _alternatives([u for u in UNITS if not u[0].isalnum()])
+    letters = _alternatives([u for u in UNITS if u[0].isalnum() and u not in SPACED_ONLY])
+    spaced = _alternatives(sorted(SPACED_ONLY))
+    words = "|".join(w for word in GLUED_WORDS for w in (word, word.capitalize()))
+    another = rf"[0-9][0-9.,]*\s?(?:{_alternatives(list(UNITS))}|円)"
+    after_letters = rf"(?![{_LETTERS}0-9])|(?=(?:{words})(?![{_LETTERS}]))|(?={another})"
+    return (
+        rf"\s?(?P<unit>{symbols}|(?:{letters})(?:{after_letters}))"
+        rf"|\s(?P<spaced>{spaced})(?:{after_letters})"
+    )
 
 
 _CURRENCY = "[" + re.escape("".join(CURRENCIES)) + "]"
+_NUMBER_END = r"(?![0-9]|[.,][0-9])"
+"""A number without a unit ends here (not inside 1,234 or 3.14)."""
 _QUANTITY = (
-    rf"(?P<sign>{SIGN}?)(?:(?P<cur>{_CURRENCY})\s?)?(?P<number>{NUMBER})(?:{_unit_pattern()})?"
+    rf"(?P<sign>{SIGN}?)(?:(?P<cur>{_CURRENCY})\s?)?(?P<number>{NUMBER})"
+    rf"(?:{_unit_pattern()}|{_NUMBER_END})"
 )
 _START = r"(?<![0-9A-Za-z.,_/:])"
-_END = r"(?![0-9]|[.,][0-9])"
 # A quantity with a unit or a currency: at least one of the two must be there.
-_WITH_UNIT = re.compile(_START + _QUANTITY + _END)
+_WITH_UNIT = re.compile(_START + _QUANTITY)
 # A hyphen joins a range only when a unit follows (20-25°C); else .numbers and the
 # reference decide (a score, a subtraction, a part number).
 _SEPARATORS = r"\s*[〜~～–-]\s*"
 _RANGE = re.compile(
     _START + _QUANTITY.replace("?P<", "?P<a_") + _SEPARATORS + _QUANTITY.replace("?P<", "?P<b_")
-    + _END
 )  # fmt: skip
 
 
 def read_quantities(text: str) -> str:
-    """Ranges first (``3〜5℃``: the unit of the second number serves both), then quantities."""
-    text = _RANGE.sub(_range, text)
-    return _WITH_UNIT.sub(_single, text)
+    """Ranges first (``3〜5℃``: the unit of the second number serves both), then quantities,
+    again until none is left: in ``25℃60%`` the second starts only once the first is read (a
+    number right after a letter is not one). Each pass that changes anything turns digits into
+    words, so the passes end."""
+    text = substitute(_RANGE, _range, text, _rule)
+    while True:
+        rewritten = substitute(_WITH_UNIT, _single, text, _rule)
+        if rewritten == text:
+            return text
+        text = rewritten
+
+
+def _rule(match: re.Match[str]) -> Rule:
+    """``unit: %``, ``currency: $``: the unit (of a range, the last) or the currency read."""
+    groups = match.groupdict()
+    for key in ("b_", "a_", ""):
+        unit = groups.get(key + "unit") or groups.get(key + "spaced")
+        if unit:
+            return Rule("unit", unit)
+    currency = groups.get("b_cur") or groups.get("a_cur") or groups.get("cur")
+    return Rule("currency", currency or "")
 
 
 def _parts(match: re.Match[str], key: str = "") -> tuple[str, str, str, Unit | None]:
@@ -69,6 +120,8 @@ def _parts(match: re.Match[str], key: str = "") -> tuple[str, str, str, Unit | N
         before = match.string[max(0, match.start() - _IMPLIED_WINDOW) : match.start()]
         if any(word in before for word in unit.implied_by):
             unit = replace(unit, prefix="")  # 風速5m/s: 風速五メートル, not 風速秒速五メートル
+        elif unit.after_quote and before.endswith(_QUOTES):
+            unit = replace(unit, prefix=unit.after_quote)
     return sign, currency, match.group(key + "number"), unit
 
 
@@ -78,7 +131,20 @@ def _single(match: re.Match[str]) -> str:
         return match.group()  # a bare number: the numbers rules or the reference read it
     if match.group() in _RESOLUTIONS or _in_english(match):
         return match.group()
-    return _words(sign, currency, number, unit)
+    return _kept_apart(_words(sign, currency, number, unit), match)
+
+
+def _kept_apart(words: str, match: re.Match[str]) -> str:
+    """``words`` with what keeps them apart from the text right after the quantity: a pause
+    before a number where the words end in one (``風力3``, ``UV指数5``: the numbers would
+    join), a space before letters where they end in letters (``850ppmOFF``: 八百五十PPM and
+    OFF would be spelled as one acronym)."""
+    after = match.string[match.end() : match.end() + 1]
+    if after.isdigit() and words.endswith(_NUMBER_ENDS):
+        return words + "、"
+    if after.isascii() and after.isalnum() and words[-1:].isascii():
+        return words + " "  # and 一PPM 60% is a quantity again
+    return words
 
 
 def _in_english(match: re.Match[str]) -> bool:
@@ -98,7 +164,7 @@ def _range(match: re.Match[str]) -> str:
         words = signed_words(sign1, number1) + "から" + last
         return unit2.prefix + words + _reading_after(unit2, number2, last)
     first = _words(sign1, currency1, number1, unit1)
-    return first + "から" + _words(sign2, currency2, number2, unit2)
+    return _kept_apart(first + "から" + _words(sign2, currency2, number2, unit2), match)
 
 
 def _words(sign: str, currency: str, number: str, unit: Unit | None) -> str:
@@ -109,6 +175,13 @@ def _words(sign: str, currency: str, number: str, unit: Unit | None) -> str:
         return words + CURRENCIES[currency]
     if unit is None:
         return words
+    point = "." in number
+    if unit.after_four and not point and words.endswith("四"):
+        return unit.prefix + words[:-1] + unit.after_four
+    if point and unit.kana_point and words[-1:] in _COUNTED_DIGITS:
+        words = words[:-1] + _COUNTED_DIGITS[words[-1]]  # 零点ヨン時間, not ヨジカン
+    if point and unit.reading == "分":
+        return unit.prefix + _decimal_minutes(words)
     return unit.prefix + words + _reading_after(unit, number, words)
 
 
@@ -118,3 +191,16 @@ def _reading_after(unit: Unit, number: str, words: str) -> str:
     if unit.ungeminated and words.endswith(_GEMINATING):
         return unit.ungeminated
     return unit.reading
+
+
+def _decimal_minutes(words: str) -> str:
+    """Minutes after a decimal. After the one kanji digit of a decimal 分 is read right
+    (一点一分 イッテンイップン), except after 九 before アップ (クブ, nine tenths): ふん in kana
+    is read フン. After katakana digits OpenJTalk reads 分 ブン (ニーイチブン): the counter is
+    written as said."""
+    if words.endswith("九"):
+        return words + "ふん"
+    for digit in _KATAKANA_DIGITS:
+        if words.endswith(digit):
+            return words[: -len(digit)] + _MINUTES_AFTER_DIGIT.get(digit, digit + "フン")
+    return words + "分"

@@ -92,7 +92,7 @@ def test_token_ids_with_a_tokenizer(
     bert_tokenizer_dir: Path,
     transformers_tokenizer: Any,
 ) -> None:
-    text = "おはよう、Alexa！"
+    text = "おはよう、みんな！"
     code, lines, _ = _run(capsys, "--json", "--tokenizer-dir", str(bert_tokenizer_dir), text)
     assert code == 0
     report = json.loads(lines[0])

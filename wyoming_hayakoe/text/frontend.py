@@ -34,6 +34,7 @@ from typing import TypeVar
 from ..errors import ModelFileError, TextError
 from .g2p import g2p
 from .loanwords import EnglishReader
+from .mecab_dictionary import install_brand_lexicon
 from .normalize import normalize_text
 from .smarthome import SmartHomeRewriter, reference_keep_words
 from .symbols import JP_LANGUAGE_ID, JP_TONE_OFFSET, PAD, PUNCTUATIONS, SYMBOL_TO_ID
@@ -91,6 +92,8 @@ class TextFrontend:
         self._tokenizer: Tokenizer | None = load_tokenizer(tokenizer_dir) if tokenizer_dir else None
         self._english = EnglishReader(reference_keep_words(keep_words))
         self._smart_home = SmartHomeRewriter(keep_words) if smart_home else None
+        if smart_home:
+            install_brand_lexicon()  # brand names it writes in katakana, read as one word
 
     @property
     def has_tokenizer(self) -> bool:

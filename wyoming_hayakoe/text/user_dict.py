@@ -19,6 +19,9 @@ a temporary file (written, then renamed into place) and loaded through pyopenjta
 dictionary support (``update_global_jtalk_with_user_dict``). Each entry wins over OpenJTalk's
 own words for the same characters.
 
+The dictionary installed also holds the brand lexicon (:mod:`.mecab_dictionary`, which makes
+the rows).
+
 Thread safety: pyopenjtalk keeps one OpenJTalk instance per process, so the dictionary is
 process-wide. :meth:`UserDictionary.refresh` compiles and swaps under a process-wide lock, so
 refreshes never interleave. pyopenjtalk installs the new instance with one assignment while
@@ -31,62 +34,33 @@ after a ``refresh()`` that returned True the caller rebuilds its front-end with
 
 from __future__ import annotations
 
+__all__ = [
+    "HEADER", "Entry", "UserDictionary", "make_entry", "mecab_rows", "mecab_surface",
+    "parse_entries", "user_dictionary_path",
+]  # fmt: skip
+
 import contextlib
 import csv
 import logging
 import tempfile
-import threading
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HayakoeError
-from . import jtalk
-from .kana import KanaError, kana_to_phonemes
-from .loanwords import EnglishReader
-from .normalize import normalize_text
-from .smarthome import reference_keep_words
+from .mecab_dictionary import (
+    APPLY_LOCK,
+    EMPTY_SURFACE,
+    HEADER,
+    Entry,
+    entry_of,
+    install,
+    install_brand_lexicon,
+    make_entry,
+    mecab_rows,
+    mecab_surface,
+)
 
 _LOGGER = logging.getLogger(__name__)
-
-_APPLY_LOCK = threading.Lock()
-"""pyopenjtalk's dictionary is one per process: so is the lock around changing it."""
-
-_EMPTY_SURFACE = "\ue000"
-"""A private-use character: the normalizer deletes it, so this entry can never match. An
-empty dictionary cannot be compiled; this one stands for "no user words"."""
-
-HEADER = ("surface", "reading", "accent")
-_PROPER_NOUN = ("名詞", "固有名詞", "一般", "*", "*", "*")
-_CONTEXT_ID = 1348
-"""Left and right context id of 名詞,固有名詞,一般 in OpenJTalk's dictionary (left-id.def)."""
-_COST = -1000
-"""Low enough to beat OpenJTalk's own words for the same characters (今日 needs below ~4000)."""
-_SMALL_KANA = frozenset("ァィゥェォャュョヮ")
-"""Kana that join the mora before them (ッ, ン and ー are morae of their own)."""
-_TO_FULL_WIDTH: dict[int, int] = {
-    **{code: code + 0xFEE0 for code in range(0x21, 0x7F)},
-    ord("-"): 0x2212,
-    ord("'"): 0x2019,
-}
-"""OpenJTalk turns ASCII into full-width characters before MeCab sees the text (``-`` into
-the minus sign, ``'`` into the right single quotation mark)."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One word of the user dictionary."""
-
-    surface: str
-    """As written in the file (NFKC): what the text front-end must leave alone."""
-    reading: str
-    """Katakana."""
-    accent: int
-    line: int
-
-    @property
-    def morae(self) -> int:
-        return sum(1 for char in self.reading if char not in _SMALL_KANA)
 
 
 def parse_entries(text: str, source: str) -> list[Entry]:
@@ -103,7 +77,7 @@ def parse_entries(text: str, source: str) -> list[Entry]:
             continue
         header_allowed = False
         try:
-            entry = _entry(fields, number)
+            entry = entry_of(fields, number)
         except ValueError as err:
             _LOGGER.warning("%s line %d: %s; line skipped: %r", source, number, err, line)
             continue
@@ -115,64 +89,6 @@ def parse_entries(text: str, source: str) -> list[Entry]:
             )  # fmt: skip
         entries[entry.surface] = entry
     return list(entries.values())
-
-
-def make_entry(surface: str, reading: str, accent: str, line: int = 0) -> Entry:
-    """The entry these fields make, as a file line would; ValueError says what is wrong."""
-    return _entry([surface.strip(), reading.strip(), accent.strip()], line)
-
-
-def _entry(fields: list[str], line: int) -> Entry:
-    if len(fields) != len(HEADER):
-        raise ValueError(f"expected 3 fields (surface,reading,accent), found {len(fields)}")
-    surface = unicodedata.normalize("NFKC", fields[0])
-    if "\ufffd" in "".join(fields):
-        raise ValueError("not valid UTF-8")
-    if not surface:
-        raise ValueError("the surface is empty")
-    if any(char in surface for char in ',"'):
-        raise ValueError("the surface must not hold a comma or a double quote")
-    if not mecab_surface(surface):
-        raise ValueError(f"nothing readable in the surface {surface!r}")
-    reading = _katakana(fields[1])
-    try:
-        if not reading or reading[0] in _SMALL_KANA or reading[0] == "ー":
-            raise KanaError("it must start with a full-size kana")
-        kana_to_phonemes(reading)
-    except KanaError as err:
-        raise ValueError(f"the reading {fields[1]!r} is not katakana: {err}") from err
-    entry = Entry(surface, reading, 0, line)
-    try:
-        accent = int(fields[2])
-    except ValueError:
-        raise ValueError(f"the accent {fields[2]!r} is not a whole number") from None
-    if not 0 <= accent <= entry.morae:
-        raise ValueError(f"the accent {accent} is not between 0 and {entry.morae} (the morae)")
-    return Entry(surface, reading, accent, line)
-
-
-def _katakana(text: str) -> str:
-    """Hiragana to katakana (the reading may be written in either)."""
-    return "".join(chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c for c in text)
-
-
-def mecab_surface(surface: str) -> str:
-    """The surface as MeCab will meet it in the text: normalized by the front-end (digits as
-    kanji, spaces gone, its Latin letters kept) and in full-width characters."""
-    joined = "".join(surface.split())  # as the smart-home layer passes it on
-    normalized = normalize_text(joined, EnglishReader(reference_keep_words([joined])))
-    return normalized.translate(_TO_FULL_WIDTH)
-
-
-def mecab_rows(entries: tuple[Entry, ...], empty_surface: str = "") -> list[list[str]]:
-    """MeCab dictionary rows (OpenJTalk's 15 columns) of the entries."""
-    rows = [(mecab_surface(e.surface), e.reading, f"{e.accent}/{e.morae}") for e in entries]
-    rows = rows or [(empty_surface, "ア", "0/1")]
-    context = str(_CONTEXT_ID)
-    return [
-        [surface, context, context, str(_COST), *_PROPER_NOUN, surface, reading, reading, acc, "*"]
-        for surface, reading, acc in rows
-    ]
 
 
 def user_dictionary_path(data_dir: Path, name: str) -> Path:
@@ -231,7 +147,8 @@ class UserDictionary:
 
     def refresh(self) -> bool:
         """Reload if the file changed since the last call; True if the words in effect changed."""
-        with _APPLY_LOCK:
+        install_brand_lexicon()  # without a file too
+        with APPLY_LOCK:
             signature = self._stat()
             if signature == self._signature:
                 return False
@@ -279,16 +196,7 @@ class UserDictionary:
         self._generation += 1
         csv_path = self._work_dir / f"user-{self._generation}.csv"
         dic_path = self._work_dir / f"user-{self._generation}.dic"
-        rows = mecab_rows(entries, empty_surface=_EMPTY_SURFACE)
-        with csv_path.open("w", encoding="utf-8", newline="") as file:
-            csv.writer(file, lineterminator="\n").writerows(rows)
-        try:
-            jtalk.compile_user_dictionary(csv_path, dic_path)
-            jtalk.use_user_dictionary(dic_path)
-        except (OSError, RuntimeError) as err:
-            raise HayakoeError(f"Cannot load the compiled user dictionary: {err}") from err
-        finally:
-            csv_path.unlink(missing_ok=True)
+        install(mecab_rows(entries, empty_surface=EMPTY_SURFACE), csv_path, dic_path)
         previous, self._current = self._current, dic_path
         if previous is not None:
             with contextlib.suppress(OSError):  # POSIX: OpenJTalk keeps what it has open

@@ -11,7 +11,11 @@ words are left alone here. It goes wrong when:
   spell it; camel-case parts are read one by one, then e2k (a small character-to-katakana
   model, public domain, numpy only) reads what is left;
 - a few tech words need their Japanese reading (``Wi-Fi`` ワイファイ, ``CO2`` シーオーツー, ``5G``
-  ファイブジー, ``LAN`` ラン): see :data:`TECH_WORDS`.
+  ファイブジー, ``LAN`` ラン): see :data:`TECH_WORDS`;
+- a brand sold in Japan has its maker's reading (``Nature Remo`` ネイチャーリモ): :mod:`.brands`,
+  first.
+
+Each rewritten word names where its reading came from (:class:`Reading`), for the reading check.
 
 Acronyms (all capitals, or no vowel) that OpenJTalk does not know as one word are spelled
 letter by letter in katakana (``CO`` シーオー, ``MQTT`` エムキューティーティー).
@@ -23,10 +27,12 @@ import functools
 import logging
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import jtalk
 from ..loanwords import loanword_table
+from .brands import BrandReader
+from .trace import Rule, substitute
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -65,22 +71,19 @@ TECH_WORDS: dict[str, str] = {
     "ok": "オーケー",
     # words shop texts write in capitals, which would be spelled as acronyms (30%CUT)
     "cut": "カット",
-    # smart-home names OpenJTalk splits or misreads
+    # smart-home names OpenJTalk splits or misreads (brands sold in Japan: brands.py; Hue is
+    # read here where it is no device)
     "hue": "ヒュー",
     "dot": "ドット",
-    "switchbot": "スイッチボット",
     "zigbee": "ジグビー",
     "homekit": "ホームキット",
     "homepod": "ホームポッド",
     "airpods": "エアーポッズ",
     "tuya": "トゥヤ",
-    "eufy": "ユーフィ",
-    "aqara": "アカラ",
     "netatmo": "ネタトモ",
     "ecobee": "エコビー",
     "wemo": "ウィーモ",
     "esphome": "イーエスピーホーム",
-    "ikea": "イケア",
 }
 
 _TECH_PATTERN = re.compile(
@@ -105,6 +108,20 @@ _SYMBOL_POS = "記号"
 _E2K_MAX_KANA = 24
 
 
+class Reading(NamedTuple):
+    """Katakana for a word, and the rule or table it came from."""
+
+    kana: str
+    rule: Rule
+
+
+_DICTIONARY = Rule("English", "OpenJTalk's dictionary")
+_LOANWORD = Rule("English", "loanword table")
+_E2K = Rule("English", "e2k model")
+_SPELLED = Rule("English", "spelled")
+_PARTS = Rule("English", "word by word")
+
+
 class EnglishRewriter:
     """Rewrites the Latin words the reference path would misread; caches per instance.
 
@@ -114,12 +131,14 @@ class EnglishRewriter:
 
     def __init__(self, keep_words: frozenset[str] = frozenset(), cache_size: int = 4096) -> None:
         self._keep_words = keep_words
+        self._brands = BrandReader(keep_words)
         self._reading = functools.lru_cache(maxsize=cache_size)(self._uncached_reading)
 
     def rewrite(self, text: str) -> str:
-        text = _TECH_PATTERN.sub(self._tech, text)
-        text = _AMPERSAND.sub("アンド", text)
-        return _TOKEN.sub(self._token, text)
+        text = self._brands.rewrite(text)
+        text = substitute(_TECH_PATTERN, self._tech, text, _tech_rule)
+        text = substitute(_AMPERSAND, "アンド", text, Rule("&"))
+        return substitute(_TOKEN, self._token, text, self._token_rule)
 
     def _tech(self, match: re.Match[str]) -> str:
         word = match.group()
@@ -130,18 +149,22 @@ class EnglishRewriter:
         if word in self._keep_words:
             return word
         reading = self._reading(word)
-        return word if reading is None else reading
+        return word if reading is None else reading.kana
 
-    def _uncached_reading(self, word: str) -> str | None:
+    def _token_rule(self, match: re.Match[str]) -> Rule:
+        reading = self._reading(match.group())
+        return reading.rule if reading is not None else _DICTIONARY
+
+    def _uncached_reading(self, word: str) -> Reading | None:
         """Katakana for ``word``, or None when the reference path reads it as well."""
         if not word.isascii():
             # The reference would cut naïve at ï; read the word without its accents.
             return self._forced(_ascii_letters(word))
         if "-" in word or "'" in word or "’" in word:
-            return self._compound(word)
+            return Reading(self._compound(word), _PARTS)
         tech = TECH_WORDS.get(word.lower())
         if tech is not None:
-            return tech
+            return Reading(tech, _tech_rule_of(word))
         if len(word) == 1:
             return None  # OpenJTalk's own letter names
         features = jtalk.run_frontend(word)
@@ -151,7 +174,7 @@ class EnglishRewriter:
         if _is_acronym(word):
             if unknown and len(word) >= 4 and loanword_table().get(word.lower()) is not None:
                 return None  # OPEN, MASK: a word in capitals, read from the loanword table
-            return spell(word)
+            return Reading(spell(word), _SPELLED)
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1 and "".join(parts) == word:
             return self._forced(word, features)  # SwitchBot, iRobot: part by part
@@ -162,27 +185,28 @@ class EnglishRewriter:
                 return None  # OpenJTalk spells it, as it should
         return self._forced(word, features)
 
-    def _forced(self, word: str, features: list[jtalk.Feature] | None = None) -> str:
+    def _forced(self, word: str, features: list[jtalk.Feature] | None = None) -> Reading:
         """A reading in any case: table, dictionary, spelling, camel-case parts, or e2k."""
         if not word:
-            return ""
+            return Reading("", _SPELLED)
         tech = TECH_WORDS.get(word.lower())
         if tech is not None:
-            return tech
+            return Reading(tech, _tech_rule_of(word))
         if len(word) == 1 or _is_acronym(word):
-            return spell(word)
+            return Reading(spell(word), _SPELLED)
         features = jtalk.run_frontend(word) if features is None else features
         if _known(features):
-            return _pron(features)
+            return Reading(_pron(features), _DICTIONARY)
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1 and "".join(parts) == word:
-            return "".join(self._forced(part) for part in parts)
+            return Reading("".join(self._forced(part).kana for part in parts), _PARTS)
         loanword = loanword_table().get(word.lower())
         if loanword:
-            return loanword
+            return Reading(loanword, _LOANWORD)
         if not _pronounceable(word):
-            return spell(word)
-        return transliterate(word) or spell(word)
+            return Reading(spell(word), _SPELLED)
+        transliterated = transliterate(word)
+        return Reading(transliterated, _E2K) if transliterated else Reading(spell(word), _SPELLED)
 
     def _compound(self, word: str) -> str:
         """Hyphenated words and contractions, parts joined without the pause a hyphen or an
@@ -191,10 +215,18 @@ class EnglishRewriter:
         for part in word.split("-"):
             stem, _, suffix = _APOSTROPHE.sub("'", part).partition("'")
             if suffix.lower() == "s":
-                readings.append(self._forced(stem) + "ズ")
+                readings.append(self._forced(stem).kana + "ズ")
             else:
-                readings.append(self._forced(stem + suffix))
+                readings.append(self._forced(stem + suffix).kana)
         return "".join(readings)
+
+
+def _tech_rule_of(word: str) -> Rule:
+    return Rule("tech word", word)
+
+
+def _tech_rule(match: re.Match[str]) -> Rule:
+    return _tech_rule_of(match.group())
 
 
 def _ascii_letters(word: str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from web_utils import forget_user_words
 
 from wyoming_hayakoe.reading import main
 from wyoming_hayakoe.text.frontend import TextFrontend
@@ -73,6 +74,32 @@ def test_brief_is_one_line(
     assert lines == [line]
 
 
+def test_each_rewritten_word_is_shown_with_its_rule(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "user_dict.csv").write_text(
+        "surface,reading,accent\n# a comment\nHayaKoe,ハヤコエ,0\n", encoding="utf-8"
+    )
+    text = "HayaKoeは7:30に45%の音量で、50%OFFです。"
+    try:
+        code, lines, _ = _run(capsys, "--data-dir", str(tmp_path), text)
+        json_code, json_lines, _ = _run(capsys, "--json", "--data-dir", str(tmp_path), text)
+    finally:
+        forget_user_words(tmp_path / "user_dict.csv")  # pyopenjtalk's words are process-wide
+    assert code == json_code == 0
+    assert lines[1:6] == [
+        "rewritten: HayaKoeは七時三十分に四十五パーセントの音量で、五十パーセントOFFです。",
+        "  HayaKoe  [user dictionary line 3]",
+        "  7:30 → 七時三十分  [time]",
+        "  45% → 四十五パーセント  [unit: %]",
+        "  50% → 五十パーセント  [unit: %]",
+    ]
+    rewrites = json.loads(json_lines[0])["rewrites"]
+    assert {"from": "45%", "to": "四十五パーセント", "rules": [
+        {"kind": "unit", "detail": "%", "line": 0, "label": "unit: %"}
+    ]} in rewrites  # fmt: skip
+
+
 def test_json_holds_the_front_end_output(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, plain_frontend: TextFrontend
 ) -> None:
@@ -81,9 +108,11 @@ def test_json_holds_the_front_end_output(
     assert code == 0 and len(lines) == 1
     report = json.loads(lines[0])
     phonemes = plain_frontend.phonemize(text)
+    [sentence] = report["sentences"]
     for field in ("normalized", "phones", "phone_ids", "tone_ids", "language_ids", "word2ph"):
-        assert report[field] == getattr(phonemes, field), field
-    assert "token_ids" not in report
+        assert sentence[field] == getattr(phonemes, field), field
+    assert report["normalized"] == phonemes.normalized
+    assert "token_ids" not in sentence
 
 
 def test_token_ids_with_a_tokenizer(
@@ -95,8 +124,8 @@ def test_token_ids_with_a_tokenizer(
     text = "おはよう、みんな！"
     code, lines, _ = _run(capsys, "--json", "--tokenizer-dir", str(bert_tokenizer_dir), text)
     assert code == 0
-    report = json.loads(lines[0])
-    assert report["token_ids"] == transformers_tokenizer(report["bert_text"])["input_ids"]
+    [sentence] = json.loads(lines[0])["sentences"]
+    assert sentence["token_ids"] == transformers_tokenizer(sentence["bert_text"])["input_ids"]
 
     # Found under --data-dir too, where the server keeps it.
     tokenizer = tmp_path / "bert" / "tokenizer"
@@ -104,7 +133,7 @@ def test_token_ids_with_a_tokenizer(
     shutil.copy(bert_tokenizer_dir / "vocab.txt", tokenizer / "vocab.txt")
     code, lines, _ = _run(capsys, "--data-dir", str(tmp_path), text)
     assert code == 0 and len(lines) == 3
-    assert lines[1] == "token ids: " + " ".join(map(str, report["token_ids"]))
+    assert lines[1] == "token ids: " + " ".join(map(str, sentence["token_ids"]))
 
 
 @pytest.mark.parametrize(

@@ -130,8 +130,10 @@ async def test_reading_shows_rewrites_kana_and_accent(site: tuple[WebFixture, Te
     _, client = site
     text = "7:30に電気を消して。箸と橋と端。"
     reading = await (await client.post("/api/reading", json={"text": text})).json()
-    assert {"from": "7:30", "to": "七時三十分"} in reading["rewrites"]
+    time_rule = {"kind": "time", "detail": "", "line": 0, "label": "time"}
+    assert {"from": "7:30", "to": "七時三十分", "rules": [time_rule]} in reading["rewrites"]
     assert "".join(piece["from"] for piece in reading["rewrites"]) == text
+    assert "".join(piece["to"] for piece in reading["rewrites"]) == reading["rewritten"]
     assert [s["normalized"] for s in reading["sentences"]] == [
         "七時三十分に電気を消して.",
         "箸と橋と端.",

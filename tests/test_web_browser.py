@@ -103,6 +103,30 @@ async def test_every_page_loads_cleanly_and_is_screenshotted(site: Site) -> None
     assert site.errors == []
 
 
+async def test_reading_tab_names_the_rule_of_each_rewritten_word(site: Site) -> None:
+    site.fixture.dictionary.write_text(
+        "surface,reading,accent\n玄関,ゲンカン,1\n", encoding="utf-8"
+    )
+    page = site.page
+    await site.open("reading")
+    await page.wait_for_selector("svg.accent")
+    await page.fill("#text", "50%OFFのセール。玄関のNature Remoが7:30に反応しました。")
+    await page.click("#show")
+    await page.wait_for_selector("text=ネイチャーリモ")
+    shown = await page.eval_on_selector_all(
+        ".rewrites .rewrite",
+        "spans => spans.map((s) => [s.title, s.querySelector('.rule').textContent])",
+    )
+    assert shown == [
+        ["50%", "単位: %"],
+        ["玄関", "ユーザー辞書 2行目"],
+        ["Nature Remo", "ブランド: Nature Remo"],
+        ["7:30", "時刻"],
+    ]
+    await site.shot("reading-rules")
+    assert site.errors == []
+
+
 async def test_voices_page_lists_the_voice(site: Site) -> None:
     await site.open("")
     card = site.page.locator('article[data-voice="tiny"]')

@@ -22,14 +22,13 @@ from typing import Any
 from ..engine import PcmPiece
 from ..errors import TextError, UnknownVoiceError
 from ..service import ResolvedVoice, TtsService
-from ..text.accent import accent_phrases
+from ..text.explain import read_text
 from ..text.frontend import TextFrontend
-from ..text.g2p import g2p
-from ..text.sentences import split_for_synthesis
 from ..voices.catalog import is_valid_voice_name
 from ..voices.layout import SPEAKERS_DIR
+from .dictionary_file import read_entries
 from .downloads import DownloadJob, VoiceDownloads
-from .rewrites import rewrite_segments
+from .rewrites import reading_json
 from .voice_list import voice_list
 
 _LOGGER = logging.getLogger(__name__)
@@ -156,30 +155,15 @@ class WebBackend:
         self.check_text(text)
         loop = asyncio.get_running_loop()
         frontend = await self.service.text_frontend()
-        return await loop.run_in_executor(self._text_pool, _read, frontend, text)
+        path = self.dictionary_path
+        return await loop.run_in_executor(self._text_pool, _read, frontend, text, path)
 
     async def refresh_dictionary(self) -> None:
         """Apply an edit of the user dictionary now (the engine's copy: compiled once)."""
         await self.service.text_frontend()
 
 
-def _read(frontend: TextFrontend, text: str) -> dict[str, Any]:
-    rewritten = frontend.rewrite(text)
-    sentences = []
-    for sentence in split_for_synthesis(rewritten):  # the pieces the engine speaks
-        normalized = frontend.normalize(sentence.text)
-        phrases = accent_phrases(normalized)
-        sentences.append(
-            {
-                "text": sentence.text,
-                "normalized": normalized,
-                "kana": "".join(g2p(normalized).readings),
-                "phrases": [dataclasses.asdict(p) for p in phrases],
-            }
-        )
-    return {
-        "text": text,
-        "rewritten": rewritten,
-        "rewrites": rewrite_segments(text, rewritten),
-        "sentences": sentences,
-    }
+def _read(frontend: TextFrontend, text: str, dictionary: Path | None) -> dict[str, Any]:
+    """The reading, its rules naming the lines of the user dictionary's words."""
+    entries = read_entries(dictionary) if dictionary is not None else []
+    return reading_json(read_text(frontend, text, entries))

@@ -2,7 +2,40 @@
 
 from __future__ import annotations
 
+import re
+
 LANGUAGES = ("ja", "en")
+
+_RULES = {
+    "unit": "単位", "currency": "通貨", "brand": "ブランド", "time": "時刻", "date": "日付",
+    "weekday": "曜日", "duration": "時間の長さ", "timestamp": "日時", "range": "範囲",
+    "minutes": "分", "fraction": "分数", "floor": "階", "ordinal": "序数", "sign": "符号",
+    "decimal": "小数", "Roman numeral": "ローマ数字", "ratio": "比", "colon": "コロン",
+    "English": "英語", "tech word": "技術用語", "&": "アンド", "markdown": "マークダウン",
+    "HTML tag": "HTMLタグ", "link": "リンク", "emoji": "絵文字", "keycap": "囲み数字",
+    "mark": "記号", "NFKC": "全角・半角", "user dictionary": "ユーザー辞書", "24/7": "24/7",
+    "rewritten": "書き換え",
+}  # fmt: skip
+_RULE_DETAILS = {
+    "OpenJTalk's dictionary": "OpenJTalkの辞書", "loanword table": "外来語表",
+    "e2k model": "e2kモデル", "spelled": "一文字ずつ", "word by word": "単語ごと",
+    "bold": "太字", "emphasis": "強調", "strikethrough": "取り消し線", "heading": "見出し",
+    "list": "箇条書き", "numbered list": "番号付きリスト", "quote": "引用", "code": "コード",
+    "code block": "コードブロック", "table": "表", "rule": "区切り線",
+}  # fmt: skip
+
+
+def _key(name: str) -> str:
+    """As reading.js's ruleLabel looks the name up."""
+    return re.sub("[^A-Za-z0-9]+", "_", name)
+
+
+RULE_WORDS: dict[str, dict[str, str]] = {
+    **{f"rule_{_key(en)}": {"ja": ja, "en": en} for en, ja in _RULES.items()},
+    **{f"rule_detail_{_key(en)}": {"ja": ja, "en": en} for en, ja in _RULE_DETAILS.items()},
+    "rule_line": {"ja": "{kind} {line}行目", "en": "{kind} line {line}"},
+}
+"""Names of the rules the reading tab shows (reading.js: ruleLabel)."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "title": {"ja": "HayaKoe 音声", "en": "HayaKoe voices"},
@@ -99,6 +132,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "no_words": {"ja": "単語はまだありません", "en": "No words yet"},
     "error": {"ja": "エラー", "en": "Error"},
     "loading": {"ja": "読み込み中…", "en": "Loading…"},
+    **RULE_WORDS,
 }
 
 

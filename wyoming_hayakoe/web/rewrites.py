@@ -1,24 +1,29 @@
-"""What the smart-home layer changed in a text, as pieces the page can highlight."""
+"""The reading tab's answer: :func:`wyoming_hayakoe.text.explain.read_text` as JSON."""
 
 from __future__ import annotations
 
-import difflib
+import dataclasses
+from typing import Any
+
+from ..text.explain import TextReading
 
 
-def rewrite_segments(original: str, rewritten: str) -> list[dict[str, str]]:
-    """``original`` cut into kept and rewritten pieces: ``{"from": ..., "to": ...}`` each.
-
-    A kept piece has ``from == to``. Joined, the ``from`` parts give ``original`` and the
-    ``to`` parts give ``rewritten``.
-    """
-    matcher = difflib.SequenceMatcher(None, original, rewritten, autojunk=False)
-    segments: list[dict[str, str]] = []
-    for _tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        piece = {"from": original[a1:a2], "to": rewritten[b1:b2]}
-        same = piece["from"] == piece["to"]
-        if segments and (segments[-1]["from"] == segments[-1]["to"]) == same:
-            segments[-1]["from"] += piece["from"]  # merge neighbours of the same kind
-            segments[-1]["to"] += piece["to"]
-        else:
-            segments.append(piece)
-    return segments
+def reading_json(reading: TextReading) -> dict[str, Any]:
+    """The text, its rewritten pieces (``from``, ``to`` and the ``rules`` that made them; a
+    piece kept as written has ``from == to``: joined, the ``from`` parts give the text and the
+    ``to`` parts the rewritten text) and each sentence's normalized text, kana and accent
+    phrases."""
+    return {
+        "text": reading.text,
+        "rewritten": reading.rewritten,
+        "rewrites": [rewrite.as_dict() for rewrite in reading.rewrites],
+        "sentences": [
+            {
+                "text": sentence.text,
+                "normalized": sentence.phonemes.normalized,
+                "kana": sentence.kana,
+                "phrases": [dataclasses.asdict(phrase) for phrase in sentence.phrases],
+            }
+            for sentence in reading.sentences
+        ],
+    }

@@ -38,16 +38,28 @@ function drawPhrases(phrases) {
   return el("div", { class: "phrases" }, phrases.map(drawPhrase));
 }
 
+// A rule's name in the page's language: "単位: %", "ユーザー辞書 4行目".
+function ruleLabel(rule) {
+  const key = (prefix, name) => WORDS[prefix + name.replace(/[^A-Za-z0-9]+/g, "_")];
+  const kind = key("rule_", rule.kind) || rule.kind;
+  if (rule.line) return WORDS.rule_line.replace("{kind}", kind).replace("{line}", rule.line);
+  const detail = rule.detail && (key("rule_detail_", rule.detail) || rule.detail);
+  return detail ? `${kind}: ${detail}` : kind;
+}
+
+// The rewritten text, each rewritten word with the rule or table entry that made it.
 function rewritesView(reading) {
   const box = el("p", { class: "rewrites" });
-  let changed = false;
+  let shown = false;
   for (const piece of reading.rewrites) {
-    if (piece.from === piece.to) { box.append(piece.from); continue; }
-    changed = true;
-    box.append(el("span", { class: "rewrite", title: piece.from },
-      piece.from ? el("s", {}, piece.from) : null, piece.from ? " → " : "", el("b", {}, piece.to)));
+    if (!piece.rules.length) { box.append(piece.to); continue; }
+    shown = true;
+    const rules = el("small", { class: "rule" }, piece.rules.map(ruleLabel).join(", "));
+    const kept = piece.from === piece.to;
+    box.append(el("span", { class: kept ? "rewrite kept" : "rewrite", title: piece.from },
+      piece.from && !kept ? [el("s", {}, piece.from), " → "] : null, el("b", {}, piece.to), rules));
   }
-  return changed ? box : el("p", { class: "muted" }, WORDS.no_rewrites);
+  return shown ? box : el("p", { class: "muted" }, WORDS.no_rewrites);
 }
 
 function sentenceView(sentence) {

@@ -200,7 +200,9 @@ def test_ha_unit_strings_are_as_home_assistant_writes_them() -> None:
         ("（1m/min）", "(ふん速一メートル)"),  # '分速 would be read ブンソク
         ("34d", "三十よっか間"),
         ("0.4h", "零点ヨン時間"),
-        ("0.25min", "零点ニーゴーフン"),
+        ("0.25min", "零点ニーゴーふん"),
+        ("0.48minOFF", "零点ヨンはっぷんOFF"),  # katakana ハップン would be read ハプン here
+        ("100000min", "十万ぷん"),  # 十万分 would be read ジューマンフン
     ],
 )
 def test_unit_boundaries(text: str, rewritten: str, smart: TextFrontend) -> None:

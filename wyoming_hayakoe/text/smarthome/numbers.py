@@ -76,7 +76,9 @@ def minutes_words(number: str, following: str = "") -> str:
     """Reading of ``number`` minutes (``following`` is the text after ``分``)."""
     if number == "10" and following.startswith(_TEN_MINUTES_OK_BEFORE):
         return "十分"
-    return _MINUTES_KANA.get(number) or integer_words(int(number)) + "分"
+    words = integer_words(int(number))
+    # OpenJTalk reads 十万分 and 二十万分 ジューマンフン; ぷん in kana is read プン.
+    return _MINUTES_KANA.get(number) or words + ("ぷん" if words.endswith("万") else "分")
 
 
 def signed_words(sign: str, number: str) -> str:

@@ -38,10 +38,11 @@ _NUMBER_ENDS = (*"〇零一二三四五六七八九十百千万億兆", *_KATAKA
 _COUNTED_DIGITS = {"四": "ヨン", "七": "ナナ", "九": "キュー"}
 """Digits OpenJTalk reads as counted (ヨ, シチ, ク) before 時間, 年, 円: see Unit.kana_point."""
 _MINUTES_AFTER_DIGIT = {
-    "イチ": "イップン", "サン": "サンプン", "ヨン": "ヨンプン", "ロク": "ロップン",
-    "ハチ": "ハップン",
+    "イチ": "いっぷん", "サン": "さんぷん", "ヨン": "よんぷん", "ロク": "ろっぷん",
+    "ハチ": "はっぷん",
 }  # fmt: skip
-"""分 after a katakana digit as it is said (after the others: フン)."""
+"""The last katakana digit and 分 as they are said, in hiragana (after the other digits:
+ふん): OpenJTalk reads ヨンハップンオフ as ハプン, ヨンはっぷん right before anything."""
 _QUOTES = ("(", "「", "『", "【", "[", "“", '"', "'", "‘", "〈", "《")
 """Opening marks the reference normalizer turns into the mark ``'`` (after NFKC)."""
 _SPACED_UNIT = re.compile(r"[0-9]\s")
@@ -197,10 +198,10 @@ def _decimal_minutes(words: str) -> str:
     """Minutes after a decimal. After the one kanji digit of a decimal 分 is read right
     (一点一分 イッテンイップン), except after 九 before アップ (クブ, nine tenths): ふん in kana
     is read フン. After katakana digits OpenJTalk reads 分 ブン (ニーイチブン): the counter is
-    written as said."""
+    written as said (:data:`_MINUTES_AFTER_DIGIT`)."""
     if words.endswith("九"):
         return words + "ふん"
     for digit in _KATAKANA_DIGITS:
         if words.endswith(digit):
-            return words[: -len(digit)] + _MINUTES_AFTER_DIGIT.get(digit, digit + "フン")
+            return words[: -len(digit)] + _MINUTES_AFTER_DIGIT.get(digit, digit + "ふん")
     return words + "分"

@@ -1,8 +1,27 @@
-"""Fixtures of the text front-end tests (tokenizer files, front-ends, the reference oracle)."""
+"""Shared fixtures.
+
+Text front-end: ``bert_tokenizer_dir``, ``text_frontend``, ``plain_frontend``,
+``available_frontend``, ``transformers_tokenizer``, ``hayakoe_reference``, ``check_phonemes``.
+
+Prepared voices (tests/support/prepared_voices.py): preparing a voice starts a dozen child
+processes, so a test that needs a prepared voice but does not test the preparation takes a
+copy of a cache made once per run:
+
+* ``tiny_model_cache``: a writable model cache in the test's ``tmp_path`` with the tiny voice
+  (tests/fixtures/tiny-voice) and its BERT prepared. ``Engine(TINY_VOICE_ROOT,
+  cache_dir=tiny_model_cache)`` loads it in a fraction of a second; other voices loaded with
+  the same BERT are prepared on top of it as usual.
+* ``prepared_caches``: the same for any fixture voices, for module-scoped engines too:
+  ``prepared_caches.copy(tmp_path_factory.mktemp("cache"), ROOT, (VOICE_DIR, source))``.
+
+The slow set: tests marked ``slow`` (soak, long fuzz, idle CPU, download faults, torch
+references, browser, start-up timings) are left out of the default run (``-m "not slow"`` in
+pyproject's addopts); ``script/test -m slow`` runs them, as .ci/run does.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,10 +33,39 @@ from tools.shared_data import TOKENIZER_ENV, real_tokenizer_dir
 from wyoming_hayakoe.text.symbols import SYMBOL_TO_ID
 from wyoming_hayakoe.text.tokenizer import tokenize
 
-if TYPE_CHECKING:  # the front-end loads OpenJTalk: only the fixtures that need it import it
+if TYPE_CHECKING:  # the front-end loads OpenJTalk, the engine ONNX Runtime: only the
+    # fixtures that need them import them
+    from prepared_voices import PreparedCaches
+
+    from tools.server_process import ServerProcess
     from wyoming_hayakoe.text.frontend import Phonemes, TextFrontend
 
 TESTS_DIR = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="session")
+def prepared_caches(tmp_path_factory: pytest.TempPathFactory) -> PreparedCaches:
+    """Model caches with fixture voices prepared, each made at first use and kept for the
+    run: ``.copy(target, bert_root, voices)`` gives a writable copy, ``.master(...)`` the
+    shared one (read it only)."""
+    from prepared_voices import PreparedCaches
+
+    return PreparedCaches(tmp_path_factory.mktemp("prepared-voices"))
+
+
+@pytest.fixture
+def tiny_model_cache(prepared_caches: PreparedCaches, tmp_path: Path) -> Path:
+    """A writable model cache with the tiny voice and its BERT prepared (a copy per test)."""
+    return prepared_caches.copy(tmp_path / "model-cache")
+
+
+@pytest.fixture(scope="session")
+def abuse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The tiny-voice server that the abuse tests attack (test_protocol_abuse,
+    test_slow_clients; see reliability_utils.abuse_server): one for the run."""
+    from reliability_utils import abuse_server_for_the_run
+
+    yield from abuse_server_for_the_run(tmp_path_factory.mktemp("abuse"))
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,9 @@ from anyvoice_utils import (
     aivmx_with_renamed_input,
     aivmx_without_style_vectors,
     good_data_dir,
+    good_voices,
 )
+from prepared_voices import PreparedCaches
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -40,9 +42,14 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    """With a cache dir: the synthesizer split at the decoder, attention on its band."""
-    return Engine(TINY_VOICE_ROOT, threads=1, cache_dir=tmp_path_factory.mktemp("cache"))
+def engine(
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+) -> Engine:
+    """With a cache dir: the synthesizer split at the decoder, attention on its band (the
+    run's prepared models of these voices, shared with test_anyvoice_server)."""
+    voices = (TINY_VOICE_DIR, *good_voices(data_dir))
+    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
+    return Engine(TINY_VOICE_ROOT, threads=1, cache_dir=cache)
 
 
 def store_of(*dirs: Path) -> VoiceStore:
@@ -204,10 +211,10 @@ def test_pauses_come_from_the_cut_out_predictor(data_dir: Path, engine: Engine) 
     assert pieces[0].sentence_index == 1
 
 
-def test_a_renamed_input_is_refused_at_load(tmp_path: Path) -> None:
+def test_a_renamed_input_is_refused_at_load(tmp_path: Path, tiny_model_cache: Path) -> None:
     path = aivmx_with_renamed_input(tmp_path / "aivmx" / "renamed.aivmx")
     source = store_of(tmp_path).sources()["renamed-0"]  # the metadata is fine
-    for cache in (None, tmp_path / "cache"):
+    for cache in (None, tiny_model_cache):
         engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=cache)
         with pytest.raises(ModelFileError) as caught:
             engine.load_voice(source)

@@ -18,11 +18,13 @@ from anyvoice_utils import (
     add_broken_voices,
     aivmx_with_renamed_input,
     good_data_dir,
+    good_voices,
 )
+from prepared_voices import PreparedCaches
 from wyoming.info import Describe, Info, TtsVoice
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
-from tools.server_process import TINY_VOICE_ROOT, ServerProcess, start_server
+from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import first_event, read_until, synthesize
 
 QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
@@ -48,9 +50,13 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def server(
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+) -> Iterator[ServerProcess]:
     logs = tmp_path_factory.mktemp("logs")
-    cache = tmp_path_factory.mktemp("cache")
+    # The run's prepared models of these voices: the first request of each is not its start.
+    voices = (TINY_VOICE_DIR, *good_voices(data_dir))
+    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
     extra = ("--data-dir", str(data_dir), "--cache-dir", str(cache), *QUIET)
     with start_server(logs, *extra) as proc:
         yield proc

@@ -49,10 +49,12 @@ def test_whole_graph_is_the_tiny_voice_without_its_dc(whole_engine: Engine) -> N
     assert np.max(np.abs(broken - (tiny - tiny.mean()))) <= TOLERANCE * peak
 
 
-def test_prepared_path_differs_from_the_whole_graph_so_it_is_not_served(tmp_path: Path) -> None:
+def test_prepared_path_differs_from_the_whole_graph_so_it_is_not_served(
+    tiny_model_cache: Path,
+) -> None:
     """The split loads, but decoded in windows the audio is off: the self-check measures it
     (step "windows") and the voice is served by its whole graph."""
-    voice = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path).load_voice(BROKEN)
+    voice = Engine(TINY_ROOT, threads=1, cache_dir=tiny_model_cache).load_voice(BROKEN)
     check = voice.self_check
     assert check is not None and check.split, "the split must succeed: the break is not in loading"
     assert not check.passed and check.failed_step is not None
@@ -61,9 +63,11 @@ def test_prepared_path_differs_from_the_whole_graph_so_it_is_not_served(tmp_path
     assert voice.decoder is None
 
 
-def test_the_healthy_voice_passes_the_same_comparison(whole_engine: Engine, tmp_path: Path) -> None:
+def test_the_healthy_voice_passes_the_same_comparison(
+    whole_engine: Engine, tiny_model_cache: Path
+) -> None:
     """The same comparison on the voice it was made from: the break is the edit alone."""
-    windows, _ = _render(Engine(TINY_ROOT, threads=1, cache_dir=tmp_path), TINY)
+    windows, _ = _render(Engine(TINY_ROOT, threads=1, cache_dir=tiny_model_cache), TINY)
     (whole,), _ = _render(whole_engine, TINY)
     assert len(windows) >= 2, "the sentence must be decoded in several windows"
     error = float(np.abs(np.concatenate(windows) - whole).max()) / float(np.abs(whole).max())

@@ -66,13 +66,15 @@ def _check(decoder: Decoder, whole: ort.InferenceSession, frames: int, windowing
 
 
 @pytest.mark.parametrize("frames", [1, 13, 40, 231])
-def test_stages_stitch_to_the_whole_decoder_on_the_tiny_voice(tmp_path: Path, frames: int) -> None:
-    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+def test_stages_stitch_to_the_whole_decoder_on_the_tiny_voice(
+    tiny_model_cache: Path, frames: int
+) -> None:
+    decoder, whole = _decoder_and_whole(TINY, tiny_model_cache)
     _check(decoder, whole, frames, [*WINDOWINGS, default_windows(frames, early=True)])
 
 
-def test_audio_comes_out_as_the_latent_goes_in(tmp_path: Path) -> None:
-    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+def test_audio_comes_out_as_the_latent_goes_in(tiny_model_cache: Path) -> None:
+    decoder, whole = _decoder_and_whole(TINY, tiny_model_cache)
     latent, condition = _inputs(decoder, whole, 200, seed=1)
     sizes = [len(piece) for piece in decoder.decode(latent, condition, [20] * 10)]
     assert len(sizes) == 10, "every window past the decoder's reach yields sound"
@@ -85,8 +87,8 @@ def test_audio_comes_out_as_the_latent_goes_in(tmp_path: Path) -> None:
     assert all(known - heard < 14 for known, heard in zip(fed[:-1], out[:-1], strict=True))
 
 
-def test_a_stage_rereads_only_its_reach_of_its_own_input(tmp_path: Path) -> None:
-    decoder, _ = _decoder_and_whole(TINY, tmp_path)
+def test_a_stage_rereads_only_its_reach_of_its_own_input(tiny_model_cache: Path) -> None:
+    decoder, _ = _decoder_and_whole(TINY, tiny_model_cache)
     # conv_pre, then the steps of ups 8, 8, 2, 2, 2: a few samples each at the stage's rate.
     assert [stage.rate for stage in decoder.stages] == [1, 8, 8, 2, 2, 2]
     assert all(stage.before <= 32 and stage.after <= 32 for stage in decoder.stages)
@@ -103,7 +105,7 @@ def test_stages_stitch_to_the_whole_decoder_on_the_full_voice(tmp_path: Path) ->
 
 @pytest.mark.parametrize("assumed", [0.05, 1.0, 50.0])
 def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
-    tmp_path: Path, assumed: float
+    tiny_model_cache: Path, assumed: float
 ) -> None:
     """Assumed far below, at and far above this machine's speed: the held-back and the
     streamed paths both stitch to the whole decoder's audio."""
@@ -111,7 +113,7 @@ def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
     from wyoming_hayakoe.engine.schedule import DecodeSpeed
     from wyoming_hayakoe.engine.streaming import decode_scheduled
 
-    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    decoder, whole = _decoder_and_whole(TINY, tiny_model_cache)
     latent, condition = _inputs(decoder, whole, 400, seed=7)
     feeds = {decoder.latent_name: latent, decoder.condition_name: condition}
     reference = whole.run(None, feeds)[0].reshape(-1)
@@ -123,9 +125,9 @@ def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
     assert scheduler.speed.observed > 0
 
 
-def test_warm_up_times_the_second_window_of_silence(tmp_path: Path) -> None:
+def test_warm_up_times_the_second_window_of_silence(tiny_model_cache: Path) -> None:
     """The first run pages the weights in; only the second is timed into the speed."""
-    decoder, whole = _decoder_and_whole(TINY, tmp_path)
+    decoder, whole = _decoder_and_whole(TINY, tiny_model_cache)
     silence = decoder.silence(5)
     assert silence is not None
     shapes = {i.name: i.shape for i in whole.get_inputs()}
@@ -156,8 +158,8 @@ def test_warm_up_times_the_second_window_of_silence(tmp_path: Path) -> None:
     assert speed.assumed() == pytest.approx(seconds / busy_seconds(0.25) * SPEED_MARGIN)
 
 
-def test_a_loaded_voice_knows_its_speed_before_any_request(tmp_path: Path) -> None:
-    engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=tmp_path)
+def test_a_loaded_voice_knows_its_speed_before_any_request(tiny_model_cache: Path) -> None:
+    engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=tiny_model_cache)
     voice = engine.load_voice(TINY_VOICE_DIR)
     speed = engine.decode_speed(voice)
     assert speed is not None and speed > 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from prepared_voices import PreparedCaches
 from reference_oracle import own_reference_tokenizer
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -38,11 +39,15 @@ MULTI = [
 
 
 @pytest.fixture(scope="module", params=["split", "whole"])
-def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+def engine(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    prepared_caches: PreparedCaches,
+) -> Engine:
     """``split``: prepared models (optimized, decoder split, windows); ``whole``: as published."""
     if request.param == "whole":
         return Engine(ROOT, threads=2)
-    return Engine(ROOT, threads=2, cache_dir=tmp_path_factory.mktemp("model-cache"))
+    return Engine(ROOT, threads=2, cache_dir=prepared_caches.copy(tmp_path_factory.mktemp("c")))
 
 
 @pytest.fixture(scope="module")
@@ -166,12 +171,12 @@ def test_generator_yields_each_sentence_before_the_next_is_synthesized(engine) -
     assert list(dict.fromkeys(texts)) == expected
 
 
-def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path) -> None:
+def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tiny_model_cache: Path) -> None:
     text = (
         "本日の天気は晴れのち曇り、最高気温は二十三度、"
         "最低気温は十五度で、夕方から雨が降るでしょう。"
     )
-    split = Engine(ROOT, threads=2, cache_dir=tmp_path)
+    split = Engine(ROOT, threads=2, cache_dir=tiny_model_cache)
     whole = Engine(ROOT, threads=2)
     voice_dir = ROOT / "onnx" / "speakers" / VOICE
     chunks = list(split.render(split.load_voice(voice_dir), text, _params()))
@@ -186,9 +191,9 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tmp_path: Path
     assert np.max(np.abs(stitched - reference.audio)) <= WINDOW_TOLERANCE * peak
 
 
-def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tmp_path: Path) -> None:
+def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tiny_model_cache: Path) -> None:
     """Change one latent frame: the audio that changes spans exactly the computed context."""
-    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
+    engine = Engine(ROOT, threads=1, cache_dir=tiny_model_cache)
     decoder = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE).decoder
     assert decoder is not None
     channels = {i.name: i.shape[1] for i in decoder.stages[0].session.get_inputs()}

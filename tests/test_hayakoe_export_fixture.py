@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from prepared_voices import PreparedCaches
 from reference_oracle import own_reference_tokenizer
 
 from tools.server_process import start_server
@@ -88,10 +89,15 @@ def test_bert_is_a_dynamically_quantized_masked_lm() -> None:
 
 
 @pytest.fixture(scope="module", params=["split", "whole"])
-def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+def engine(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    prepared_caches: PreparedCaches,
+) -> Engine:
     if request.param == "whole":
         return Engine(ROOT, threads=1)
-    return Engine(ROOT, threads=1, cache_dir=tmp_path_factory.mktemp("model-cache"))
+    cache = prepared_caches.copy(tmp_path_factory.mktemp("model-cache"), ROOT, (SPEAKER,))
+    return Engine(ROOT, threads=1, cache_dir=cache)
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +129,17 @@ def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) 
         assert np.max(np.abs(ours - theirs)) <= TOLERANCE
 
 
-async def test_server_speaks_the_voice(tmp_path: Path) -> None:
-    args = ("--data-dir", str(ROOT), "--voice", VOICE, "--local-files-only")
+async def test_server_speaks_the_voice(tmp_path: Path, prepared_caches: PreparedCaches) -> None:
+    cache = prepared_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
+    args = (
+        "--data-dir",
+        str(ROOT),
+        "--voice",
+        VOICE,
+        "--local-files-only",
+        "--cache-dir",
+        str(cache),
+    )
     quiet = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
     server = start_server(tmp_path, *quiet, base_args=args)
     try:

@@ -44,11 +44,12 @@ def test_prepared_models_are_made_once_and_reused(tmp_path: Path) -> None:
     assert _snapshot(tmp_path) == made, "a second start must not rebuild anything"
 
 
-def test_damaged_cache_falls_back_to_the_published_model(tmp_path: Path) -> None:
-    Engine(ROOT, threads=1, cache_dir=tmp_path).load_voice(VOICE_DIR)
-    for decoder in tmp_path.glob("split-*/decoder.onnx"):
+def test_damaged_cache_falls_back_to_the_published_model(tiny_model_cache: Path) -> None:
+    decoders = list(tiny_model_cache.glob("split-*/decoder.onnx"))
+    assert decoders, "the tiny voice comes prepared"
+    for decoder in decoders:
         decoder.write_bytes(decoder.read_bytes()[:100])
-    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
+    engine = Engine(ROOT, threads=1, cache_dir=tiny_model_cache)
     assert engine.load_voice(VOICE_DIR).decoder is None
     whole = Engine(ROOT, threads=1)
     assert np.allclose(_audio(engine), _audio(whole), atol=1e-4)
@@ -65,10 +66,10 @@ def test_read_only_cache_dir_loads_models_as_published(tmp_path: Path) -> None:
         assert list(cache.iterdir()) == []
 
 
-def test_cache_follows_a_changed_model(tmp_path: Path) -> None:
+def test_cache_follows_a_changed_model(tmp_path: Path, tiny_model_cache: Path) -> None:
     voice_root = tmp_path / "root"
-    shutil.copytree(ROOT, voice_root)
-    cache = tmp_path / "cache"
+    shutil.copytree(ROOT, voice_root)  # times kept: the copy is prepared in the cache already
+    cache = tiny_model_cache
     Engine(voice_root, threads=1, cache_dir=cache).load_voice(
         voice_root / "onnx" / "speakers" / "tiny"
     )

@@ -19,6 +19,7 @@ import onnx
 import pytest
 from fresh_python import run_check
 from onnx import helper, numpy_helper
+from prepared_voices import PreparedCaches
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.engine import CALIBRATION_TEXT
@@ -38,11 +39,9 @@ SETTINGS = RuntimeSettings.create(1)
 
 
 @pytest.fixture(scope="module")
-def tiny_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_cache(tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches) -> Path:
     """A cache holding the tiny voice's prepared models and self-check result."""
-    cache = tmp_path_factory.mktemp("tiny-cache")
-    Voice.load(TINY, SETTINGS, cache_dir=cache)
-    return cache
+    return prepared_caches.copy(tmp_path_factory.mktemp("tiny-cache"))
 
 
 @pytest.fixture(scope="module")

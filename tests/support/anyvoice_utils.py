@@ -9,6 +9,9 @@ from pathlib import Path
 import onnx
 from sbv2_fixture_files import AIVMX, SBV2_DIR, SBV2_ONNX
 
+from wyoming_hayakoe.voices.sources import VoiceSource
+from wyoming_hayakoe.voices.store import VoiceStore
+
 AIVMX_FIXTURE = AIVMX
 SBV2_FIXTURE = SBV2_DIR
 SBV2_MODEL_NAME = SBV2_ONNX.name
@@ -22,11 +25,20 @@ SBV2_VOICES = {
 
 
 def good_data_dir(root: Path) -> Path:
-    """A data dir with the AIVMX file in ``aivmx/`` and the export in ``sbv2/``."""
+    """A data dir with the AIVMX file in ``aivmx/`` and the export in ``sbv2/``. The files
+    keep their times: models prepared for one such dir are found for any other (the model
+    cache's key is a file's size and time, see :func:`good_voices`)."""
     (root / "aivmx").mkdir(parents=True, exist_ok=True)
-    shutil.copy(AIVMX_FIXTURE, root / "aivmx" / AIVMX_FIXTURE.name)
+    shutil.copy2(AIVMX_FIXTURE, root / "aivmx" / AIVMX_FIXTURE.name)
     shutil.copytree(SBV2_FIXTURE, root / "sbv2" / SBV2_FIXTURE.name)
     return root
+
+
+def good_voices(data_dir: Path) -> tuple[VoiceSource, ...]:
+    """The voices of :func:`good_data_dir`'s two files (every speaker), as the store finds
+    them: what a prepared cache for them is made of (conftest's ``prepared_caches``)."""
+    sources = VoiceStore([data_dir], local_files_only=True).sources()
+    return tuple(sources[name] for name in sorted({*AIVMX_VOICES, *SBV2_VOICES}))
 
 
 def _edit_aivmx(target: Path, edit: object) -> Path:

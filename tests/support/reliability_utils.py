@@ -34,18 +34,25 @@ def abuse_server(log_dir: Path, client_timeout: float = CLIENT_TIMEOUT) -> Serve
     )  # fmt: skip
 
 
-def abuse_server_fixture() -> Callable[..., Iterator[ServerProcess]]:
+def abuse_server_fixture() -> Callable[..., ServerProcess]:
     """A module-scoped ``server`` fixture of an abuse test module: ``server =
-    abuse_server_fixture()``. Skips the module when the tiny voice is missing."""
+    abuse_server_fixture()``. It is the run's one abuse server (conftest's ``abuse_server``):
+    every abuse test ends by checking that it still serves, so the next one finds it as the
+    first did."""
 
     @pytest.fixture(scope="module")
-    def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-        if not TINY_VOICE_DIR.is_dir():
-            pytest.skip("tests/fixtures/tiny-voice is missing")
-        with abuse_server(tmp_path_factory.mktemp("abuse")) as proc:
-            yield proc
+    def server(abuse_server: ServerProcess) -> ServerProcess:
+        return abuse_server
 
     return server
+
+
+def abuse_server_for_the_run(log_dir: Path) -> Iterator[ServerProcess]:
+    """The body of conftest's session ``abuse_server``: skips without the tiny voice."""
+    if not TINY_VOICE_DIR.is_dir():
+        pytest.skip("tests/fixtures/tiny-voice is missing")
+    with abuse_server(log_dir) as proc:
+        yield proc
 
 
 MB = 1024 * 1024

@@ -159,11 +159,12 @@ def tree(root: Path) -> list[str]:
 
 
 def model_cache_fixture() -> Any:
-    """A module's ``model_cache`` fixture: models prepared once for all its tests."""
+    """A module's ``model_cache`` fixture: a copy of the run's prepared tiny voice
+    (conftest's ``prepared_caches``) shared by the module's tests."""
 
     @pytest.fixture(scope="module")
-    def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-        return tmp_path_factory.mktemp("model-cache")
+    def model_cache(tmp_path_factory: pytest.TempPathFactory, prepared_caches: Any) -> Path:
+        return Path(prepared_caches.copy(tmp_path_factory.mktemp("model-cache")))
 
     return model_cache
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from fake_repo import write_tiny_voice_fixture
 from hf_server import Fault, HFTestServer
+from prepared_voices import PreparedCaches
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
@@ -55,9 +56,9 @@ def namespaces(tmp_path_factory: pytest.TempPathFactory) -> None:
         pytest.skip(f"cannot mount in a private namespace: {result.stderr.decode().strip()}")
 
 
-def copy_voice_root(target: Path, with_cache: bool = False) -> Path:
-    ignore = None if with_cache else shutil.ignore_patterns("cache")
-    shutil.copytree(TINY_VOICE_ROOT, target, ignore=ignore)
+def copy_voice_root(target: Path) -> Path:
+    """The tiny voice's root without the models the fixture's servers prepared in it."""
+    shutil.copytree(TINY_VOICE_ROOT, target, ignore=shutil.ignore_patterns("cache"))
     return target
 
 
@@ -146,6 +147,7 @@ async def download_errors(server: ServerProcess, voice: str) -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", list(DOWNLOAD_FAULTS))
 async def test_failed_download_is_a_clear_error_and_resumes_later(
     downloading_server: tuple[ServerProcess, Path], hub: HFTestServer, fault: str
@@ -173,6 +175,7 @@ async def test_failed_download_is_a_clear_error_and_resumes_later(
     assert_clean_log(server)
 
 
+@pytest.mark.slow
 async def test_disk_full_while_downloading(
     namespaces: None, hub: HFTestServer, tmp_path: Path
 ) -> None:
@@ -228,9 +231,12 @@ def break_voice(speakers: Path, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def broken_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def broken_server(
+    tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+) -> Iterator[ServerProcess]:
     base = tmp_path_factory.mktemp("broken")
-    data = copy_voice_root(base / "data", with_cache=True)  # the models prepared for tiny
+    data = copy_voice_root(base / "data")
+    prepared_caches.copy(data / "cache")  # the models prepared for tiny
     for name in BROKEN:
         break_voice(data / SPEAKERS_DIR, name)
     with start(base, "--data-dir", str(data), "--voice", "tiny", "--local-files-only") as server:

@@ -20,11 +20,18 @@ from reliability_utils import assert_clean_log, exchange, header
 
 from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
 
-pytestmark = pytest.mark.skipif(
-    not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"),
+]
 
 MAX_TEXT = 40
+CLIENT_TIMEOUT = 0.5
+"""The server's --client-timeout: an event that announces more bytes than follow waits this
+long for them. The client sends each example at once on 127.0.0.1, so whatever will come is
+there within milliseconds; a short wait keeps such examples from costing seconds each."""
+ANSWER_TIMEOUT = 10
+"""A pong comes at once, or right after CLIENT_TIMEOUT: waiting longer only delays a failure."""
 FUZZ = settings(
     max_examples=25,
     deadline=None,
@@ -38,7 +45,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         tmp_path_factory.mktemp("fuzz"),
         "--threads", "1",
         "--max-text-length", str(MAX_TEXT),
-        "--client-timeout", "2",  # events with lengths longer than what follows end sooner
+        "--client-timeout", str(CLIENT_TIMEOUT),
     ) as proc:  # fmt: skip
         yield proc
     assert_clean_log(proc)
@@ -54,7 +61,7 @@ def alive(server: ServerProcess) -> None:
 @settings(FUZZ, max_examples=200)
 @given(st.binary(max_size=3000))
 def test_arbitrary_bytes(server: ServerProcess, raw: bytes) -> None:
-    exchange(server.port, raw + header("ping"), until="pong", timeout=20)
+    exchange(server.port, raw + header("ping"), until="pong", timeout=ANSWER_TIMEOUT)
     alive(server)
 
 
@@ -98,7 +105,9 @@ def events(draw: st.DrawFn) -> bytes:
 @settings(FUZZ, max_examples=150)
 @given(st.lists(events(), min_size=1, max_size=4))
 def test_arbitrary_event_fields(server: ServerProcess, sent: list[bytes]) -> None:
-    answer = exchange(server.port, b"".join(sent) + header("ping"), until="pong", timeout=60)
+    answer = exchange(
+        server.port, b"".join(sent) + header("ping"), until="pong", timeout=ANSWER_TIMEOUT
+    )
     for event in answer:
         if event["type"] == "error":
             assert event["data"]["code"] not in ("internal-error", "synthesis-failed"), event

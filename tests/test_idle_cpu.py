@@ -22,9 +22,12 @@ SETTLE_SECONDS = 1.0
 WINDOW_SECONDS = 2.0
 MAX_CPU_SECONDS = 0.1
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/stat").exists(), reason="reads CPU times from Linux /proc"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not Path("/proc/self/stat").exists(), reason="reads CPU times from Linux /proc"
+    ),
+]
 
 
 def cpu_seconds(pid: int) -> float:

@@ -15,9 +15,10 @@ from reliability_utils import assert_clean_log
 from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
 from tools.soak_requests import SHORT_TEXTS, request_mix, run_soak
 
-pytestmark = pytest.mark.skipif(
-    not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"),
+]
 
 REQUESTS = 120
 CONNECTIONS = 6

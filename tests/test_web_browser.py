@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from aiohttp import ClientSession
 from browser_utils import INGRESS_PREFIX, Site, ingress_proxy, open_site, serve_app
 from web_utils import (
@@ -49,18 +50,24 @@ PANEL_STATE = """(id) => {
 }"""
 PAGES = {"voices": "", "try": "try", "reading": "reading", "dictionary": "dictionary"}
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.is_file(),
-    reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    # One browser and one event loop for the module: chromium starts once, not per test.
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.skipif(
+        not CHROMIUM.is_file(),
+        reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)",
+    ),
+]
 async_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
 
 
 model_cache = model_cache_fixture()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Any]:
+    """Chromium, started once for the module; each test opens its own context (open_site)."""
     async with async_api.async_playwright() as playwright:
         chromium = await playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
@@ -71,7 +78,7 @@ async def browser() -> AsyncIterator[Any]:
             await chromium.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def site(tmp_path: Path, model_cache: Path, browser: Any) -> AsyncIterator[Site]:
     data = copy_tiny_data(tmp_path / "data")
     # The real catalog is listed (downloads allowed) but nothing is fetched.
@@ -79,7 +86,9 @@ async def site(tmp_path: Path, model_cache: Path, browser: Any) -> AsyncIterator
     async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fixture:
         runner, url = await serve_app(fixture.app)
         try:
-            yield await open_site(browser, fixture, url, "ja")
+            site = await open_site(browser, fixture, url, "ja")
+            yield site
+            await site.page.context.close()
         finally:
             await runner.cleanup()
 

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared shell helpers for script/test-arm64 and script/docker-check (sourced, not run).
+# Shared shell helpers for script/test-arm64, script/docker-check and
+# script/homeassistant/py314-root (sourced, not run).
 #
 # Everything these scripts download or build lives under the checkout's .cache/ (gitignored),
 # so `rm -rf .cache` returns the machine to where it was (apart from Debian packages installed

@@ -1,11 +1,12 @@
 """Check this server through a real Home Assistant, as a user sets it up.
 
-    python -m tools.homeassistant_check --hass VENV/bin/hass --server-python .venv/bin/python
+    python -m tools.homeassistant_check --hass VENV/bin/hass --tts-path synthesize|streaming
 
-Run from the repository root with a python that has aiohttp (Home Assistant's own venv has
-it). Starts the server with the tiny test voice and Home Assistant with a minimal config in a
-temporary folder, onboards, adds the Wyoming integration and checks what a user gets. Prints
-each step and ends with ``N passed, N failed``; the exit status is 1 if anything failed.
+Run from the repository root with a python that has aiohttp (the project's .venv has it).
+Starts the server with the tiny test voice and Home Assistant with a minimal config in a
+temporary folder, onboards, adds the Wyoming integration (through a relay that notes the
+event types, see wire_tap) and checks what a user gets. Prints each step and ends with
+``N passed, N failed``; the exit status is 1 if anything failed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import aiohttp
 
 from .checks import TINY_VOICE_ROOT, Checks
 from .homeassistant import CheckFailed, HomeAssistant
+from .wire_tap import WireTap
 
 _LOGGER = logging.getLogger("homeassistant_check")
 
@@ -59,11 +61,13 @@ async def wait_for_server(process: subprocess.Popen[bytes], log_path: Path) -> N
 
 
 async def main_async(args: argparse.Namespace, work: Path) -> Checks:
-    server_port, ha_port = free_port(), free_port()
+    server_port, ha_port, tap_port = free_port(), free_port(), free_port()
     server_log = work / "server.log"
     server = start_server(args.server_python, server_port, server_log)
     ha = HomeAssistant(Path(args.hass), work / "config", ha_port)
-    checks = Checks(ha, args.label)
+    tap = WireTap(server_port)
+    await tap.start(tap_port)
+    checks = Checks(ha, args.label, tap, args.tts_path)
     try:
         async with aiohttp.ClientSession() as session:
             ha.session = session
@@ -75,9 +79,10 @@ async def main_async(args: argparse.Namespace, work: Path) -> Checks:
                 return f"Home Assistant answered after {seconds:.0f} s on port {ha_port}"
 
             if await checks.check("start the server and Home Assistant", start):
-                await checks.run(server_port)
+                await checks.run(tap_port)
     finally:
         ha.stop()
+        await tap.stop()
         server.terminate()
         server.wait(30)
     if checks.failed:
@@ -91,6 +96,13 @@ def main() -> int:
     parser.add_argument("--hass", required=True, help="the hass command of the venv to test")
     parser.add_argument("--server-python", default=sys.executable, help="python with the server")
     parser.add_argument("--label", default="homeassistant", help="name in the log lines")
+    parser.add_argument(
+        "--tts-path",
+        choices=["synthesize", "streaming"],
+        required=True,
+        help="how this version sends TTS requests: one synthesize event (before 2025.7), "
+        "or synthesize-start/chunk/stop to a server that advertises streaming",
+    )
     parser.add_argument("--start-timeout", type=float, default=300)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()

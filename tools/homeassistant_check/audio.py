@@ -32,11 +32,15 @@ def parse_wav(data: bytes) -> Audio:
         rate, width, channels = wav.getframerate(), wav.getsampwidth(), wav.getnchannels()
         frames = wav.getnframes()
         pcm = wav.readframes(frames)
-    # A streamed WAV may announce 0 frames: count what follows the header.
-    data_at = data.find(b"data")
-    if data_at >= 0 and frames == 0:
-        pcm = data[data_at + 8 :]
-        frames = len(pcm) // (width * channels)
+    frame_bytes = width * channels
+    offset = _pcm_offset(data)
+    present = (len(data) - offset) // frame_bytes
+    if frames == 0 or frames > present:
+        # Home Assistant 2025.7 and later stream the WAV: its header is written before the
+        # audio is known and says 0 frames (or, converted by ffmpeg, the largest size there
+        # is), and the PCM follows it. Count what follows.
+        frames = present
+        pcm = data[offset : offset + frames * frame_bytes]
     peak = None
     if width == 2:
         samples = array.array("h", pcm[: len(pcm) // 2 * 2])
@@ -44,6 +48,17 @@ def parse_wav(data: bytes) -> Audio:
             samples.byteswap()
         peak = max((abs(s) for s in samples), default=0) / 32768
     return Audio("wav", frames / rate, rate, peak)
+
+
+def _pcm_offset(data: bytes) -> int:
+    """Where the ``data`` chunk's bytes begin: after the RIFF chunks before it."""
+    pos = 12
+    while pos + 8 <= len(data):
+        size = int.from_bytes(data[pos + 4 : pos + 8], "little")
+        if data[pos : pos + 4] == b"data":
+            return pos + 8
+        pos += 8 + size + (size & 1)
+    raise NotAudio(f"no data chunk in {len(data)} bytes of WAV")
 
 
 # MPEG-1/2/2.5 Layer III bit rates (kbit/s) and sample rates, by header field.

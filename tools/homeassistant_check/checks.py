@@ -16,6 +16,7 @@ import aiohttp
 
 from .audio import Audio, NotAudio, parse_audio
 from .homeassistant import CheckFailed, HomeAssistant
+from .wire_tap import WireTap
 
 _LOGGER = logging.getLogger("homeassistant_check")
 
@@ -36,9 +37,13 @@ def tiny_styles() -> list[str]:
 
 
 class Checks:
-    def __init__(self, ha: HomeAssistant, label: str) -> None:
+    def __init__(self, ha: HomeAssistant, label: str, tap: WireTap, tts_path: str) -> None:
+        """``tts_path``: "streaming" where this version must have sent its TTS requests as
+        synthesize-start/chunk/stop, "synthesize" where as one synthesize event."""
         self.ha = ha
         self.label = label
+        self.tap = tap
+        self.tts_path = tts_path
         self.passed: list[str] = []
         self.failed: list[str] = []
         self.engine_id = ""
@@ -213,6 +218,24 @@ class Checks:
         await self.check(
             "still speaking after the errors", lambda: self.audio_from_url("はい。", {}, "mp3")
         )
+        await self.check(f"every TTS request took the {self.tts_path} path", self.request_path)
+
+    async def request_path(self) -> str:
+        """What the relay saw: every synthesis connection streamed, or none did."""
+        connections = self.tap.synthesis_connections()
+        streamed = sum(c.streamed for c in connections)
+        stopped = sum(c.stopped for c in connections)
+        summary = (
+            f"{streamed} of {len(connections)} synthesis connections streamed, "
+            f"{stopped} answered up to synthesize-stopped"
+        )
+        if not connections:
+            raise CheckFailed("no synthesis request passed the relay")
+        want = len(connections) if self.tts_path == "streaming" else 0
+        if streamed != want:
+            odd = next(c for c in connections if c.streamed != (self.tts_path == "streaming"))
+            raise CheckFailed(f"{summary}; for example sent {odd.sent}, answered {odd.answered}")
+        return summary
 
     async def wait_for_engine(self) -> str:
         """The entry's TTS entity appears shortly after the flow: ask until it is there."""

@@ -1,0 +1,111 @@
+"""A TCP relay between Home Assistant and the server that notes the Wyoming event types each
+connection carried, so a check can say which request path Home Assistant took (one
+``synthesize``, or the streaming ``synthesize-start``/``-chunk``/``-stop``) without asking the
+server anything. Bytes pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import dataclass, field
+
+_LOGGER = logging.getLogger("homeassistant_check")
+
+STREAM_EVENTS = ("synthesize-start", "synthesize-chunk", "synthesize-stop")
+"""What Home Assistant 2025.7 and later send when the server advertises streaming."""
+
+
+@dataclass
+class Connection:
+    """The event types of one connection, in the order they passed."""
+
+    sent: list[str] = field(default_factory=list)
+    """From Home Assistant to the server."""
+    answered: list[str] = field(default_factory=list)
+    """From the server to Home Assistant."""
+
+    @property
+    def synthesis(self) -> bool:
+        return any(t == "synthesize" or t in STREAM_EVENTS for t in self.sent)
+
+    @property
+    def streamed(self) -> bool:
+        """The text came as a stream: ``synthesize-start`` before anything else of the
+        request (Home Assistant adds a whole ``synthesize`` for old servers before its stop)."""
+        kinds = [t for t in self.sent if t.startswith("synthesize")]
+        return bool(kinds) and kinds[0] == "synthesize-start"
+
+    @property
+    def stopped(self) -> bool:
+        """The server ended the stream with ``synthesize-stopped``."""
+        return "synthesize-stopped" in self.answered
+
+
+class WireTap:
+    """Listens on 127.0.0.1:``port`` and relays every connection to the server's port."""
+
+    def __init__(self, server_port: int) -> None:
+        self.server_port = server_port
+        self.connections: list[Connection] = []
+        self._server: asyncio.Server | None = None
+
+    async def start(self, port: int) -> None:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", port)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    def synthesis_connections(self) -> list[Connection]:
+        return [c for c in self.connections if c.synthesis]
+
+    async def _relay(
+        self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
+    ) -> None:
+        connection = Connection()
+        self.connections.append(connection)
+        try:
+            server_in, server_out = await asyncio.open_connection("127.0.0.1", self.server_port)
+        except OSError as err:
+            _LOGGER.info("wire tap: cannot reach the server: %s", err)
+            client_out.close()
+            return
+        await asyncio.gather(
+            _copy_events(client_in, server_out, connection.sent),
+            _copy_events(server_in, client_out, connection.answered),
+        )
+
+
+async def _copy_events(
+    source: asyncio.StreamReader, sink: asyncio.StreamWriter, types: list[str]
+) -> None:
+    """Copy Wyoming events (a JSON header line, then data and payload of the lengths it
+    gives) from ``source`` to ``sink``, noting their types; at the first line that is not a
+    header, copy the rest as it comes. Closes ``sink`` when ``source`` ends."""
+    try:
+        while line := await source.readline():
+            sink.write(line)
+            try:
+                header = json.loads(line)
+                follows = int(header.get("data_length") or 0) + int(
+                    header.get("payload_length") or 0
+                )
+                types.append(str(header["type"]))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                types.append("?")
+                break
+            if follows:
+                sink.write(await source.readexactly(follows))
+            await sink.drain()
+        while chunk := await source.read(1 << 16):
+            sink.write(chunk)
+            await sink.drain()
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            sink.close()

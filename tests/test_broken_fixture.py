@@ -49,6 +49,7 @@ def test_whole_graph_is_the_tiny_voice_without_its_dc(whole_engine: Engine) -> N
     assert np.max(np.abs(broken - (tiny - tiny.mean()))) <= TOLERANCE * peak
 
 
+@pytest.mark.slow
 def test_prepared_path_differs_from_the_whole_graph_so_it_is_not_served(
     tiny_model_cache: Path,
 ) -> None:
@@ -115,6 +116,7 @@ def band_broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return speaker
 
 
+@pytest.mark.slow
 def test_band_variant_keeps_its_rewrite_yet_speaks_otherwise(
     band_broken: Path, whole_engine: Engine, tmp_path: Path
 ) -> None:

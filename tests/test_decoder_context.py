@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
+from prepared_voices import PreparedCaches
 
 from wyoming_hayakoe.engine.decoder import Decoder, open_decoder
 from wyoming_hayakoe.runtime.model_cache import split_synthesizer
@@ -93,18 +94,23 @@ def _probe(speaker: Path, names: list[str]) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="module", params=SPEAKERS, ids=lambda path: path.name)
-def voice(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> SplitVoice:
+def voice(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    prepared_caches: PreparedCaches,
+) -> SplitVoice:
     speaker: Path = request.param
     if not speaker.is_dir():
         pytest.skip(f"{speaker} is not there")
-    split = split_synthesizer(speaker / "synthesizer.onnx", tmp_path_factory.mktemp("split"))
+    # The run's prepared models of the voice: the split and the stages are read, not made.
+    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), speaker.parents[2], (speaker,))
+    split = split_synthesizer(speaker / "synthesizer.onnx", cache)
     providers = ["CPUExecutionProvider"]
     front = ort.InferenceSession(str(split.front), providers=providers)
     inputs = [i.name for i in front.get_inputs()]
     latent, condition = front.run([split.latent, split.condition], _probe(speaker, inputs))
     config = json.loads((speaker / "config.json").read_text(encoding="utf-8"))
     shape = DecoderShape.from_config(config["model"])
-    cache = tmp_path_factory.mktemp("stages")
     settings = RuntimeSettings.create(1)
     return SplitVoice(
         decoder=open_decoder(split.decoder, split.latent, split.condition, shape, settings, cache),

@@ -129,6 +129,7 @@ def _assert_same_audio(ours: np.ndarray, theirs: np.ndarray) -> None:
     assert np.max(np.abs(ours - theirs)) <= TOLERANCE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", SINGLE)
 def test_single_sentence_audio_matches_reference(engine, reference, text: str) -> None:
     ours, _ = _our_render(engine, text, _params())
@@ -136,6 +137,7 @@ def test_single_sentence_audio_matches_reference(engine, reference, text: str) -
     _assert_same_audio(ours, theirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", MULTI)
 def test_multi_sentence_audio_and_pauses_match_reference(engine, reference, text: str) -> None:
     ours, our_gaps = _our_render(engine, text, _params())
@@ -145,6 +147,7 @@ def test_multi_sentence_audio_and_pauses_match_reference(engine, reference, text
     _assert_same_audio(ours, theirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("style", "weight", "length_scale"),
     [("Happy", 1.0, 1.0), ("Angry", 0.5, 1.2), ("Sad", 2.0, 0.8)],

@@ -111,6 +111,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory):
         yield tts.load(VOICE, source=f"file://{ROOT}").prepare().speakers[VOICE]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", TEXTS)
 def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) -> None:
     from hayakoe.api import speaker as ref_speaker

@@ -39,9 +39,11 @@ def cpu_seconds(pid: int) -> float:
     return (utime + stime) / os.sysconf("SC_CLK_TCK")
 
 
-async def test_server_is_idle_one_second_after_a_request(tmp_path: Path) -> None:
+async def test_server_is_idle_one_second_after_a_request(
+    tmp_path: Path, tiny_model_cache: Path
+) -> None:
     # Default thread count (all usable cores): the case where spinning threads would show.
-    with start_server(tmp_path, "--cache-dir", str(tmp_path / "cache")) as server:
+    with start_server(tmp_path, "--cache-dir", str(tiny_model_cache)) as server:
         async with server.client() as client:
             response = await synthesize(client, "こんにちは。今日は良い天気ですね。")
         assert response.stops and not response.errors, response.types

@@ -27,6 +27,7 @@ def _snapshot(directory: Path) -> dict[str, int]:
     return {str(p.relative_to(directory)): p.stat().st_mtime_ns for p in directory.rglob("*")}
 
 
+@pytest.mark.slow
 def test_prepared_models_are_made_once_and_reused(tmp_path: Path) -> None:
     first = Engine(ROOT, threads=1, cache_dir=tmp_path)
     audio = _audio(first)
@@ -66,6 +67,7 @@ def test_read_only_cache_dir_loads_models_as_published(tmp_path: Path) -> None:
         assert list(cache.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_cache_follows_a_changed_model(tmp_path: Path, tiny_model_cache: Path) -> None:
     voice_root = tmp_path / "root"
     shutil.copytree(ROOT, voice_root)  # times kept: the copy is prepared in the cache already

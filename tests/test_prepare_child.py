@@ -30,6 +30,9 @@ from wyoming_hayakoe.errors import ModelFileError
 from wyoming_hayakoe.runtime import prepare_child, self_check
 from wyoming_hayakoe.voices.config import VoiceConfig
 
+# Each test prepares the tiny voice from an empty cache, in children it kills or breaks.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
 SYNTHESIZER = VOICE_DIR / "synthesizer.onnx"

@@ -154,6 +154,7 @@ def test_the_result_is_cached_with_the_prepared_models(
     assert _checks_run(caplog) == ["tiny"]
 
 
+@pytest.mark.slow
 def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
     dc_blocked: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -186,6 +187,7 @@ def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
     assert len(_self_check_warnings(caplog)) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("half", "weight", "step"),
     [
@@ -230,6 +232,7 @@ def test_check_command_prints_what_the_tiny_voice_uses(tiny_cache: Path) -> None
     assert "Passed: requests use the prepared models." in out
 
 
+@pytest.mark.slow
 def test_check_command_reports_a_fallback(dc_blocked: Path) -> None:
     data = str(dc_blocked.parents[2])
     done = _check_command("--data-dir", data, "--voice", "dc-blocked", "--debug")
@@ -248,6 +251,7 @@ def test_check_command_fails_on_a_missing_voice(tmp_path: Path) -> None:
 BROKEN_FIXTURE = REPO / "tests" / "fixtures" / "tiny-broken" / "onnx" / "speakers" / "tiny-broken"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not BROKEN_FIXTURE.is_dir(), reason="the tiny-broken fixture is absent")
 def test_the_committed_broken_fixture_falls_back(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -259,6 +263,7 @@ def test_the_committed_broken_fixture_falls_back(
     assert "tiny-broken" in warning and "step 'windows'" in warning
 
 
+@pytest.mark.slow
 def test_a_band_rewrite_that_changes_the_front_falls_back(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -276,6 +281,7 @@ def test_a_band_rewrite_that_changes_the_front_falls_back(
     assert "step 'band attention'" in warning
 
 
+@pytest.mark.slow
 def test_the_decoder_graph_decides_the_context_over_config_json(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -11,11 +11,14 @@ from tools.wyoming_requests import synthesize
 TEXT = "ソノスの音量を上げました。"
 
 
-async def test_edited_user_dictionary_changes_the_next_request(tmp_path: Path) -> None:
+async def test_edited_user_dictionary_changes_the_next_request(
+    tmp_path: Path, tiny_model_cache: Path
+) -> None:
     data = tmp_path / "data"
     shutil.copytree(TINY_VOICE_ROOT / "bert", data / "bert")
     shutil.copytree(TINY_VOICE_ROOT / "onnx", data / "onnx")
     args = ("--data-dir", str(data), "--voice", "tiny", "--local-files-only")
+    args += ("--cache-dir", str(tiny_model_cache))
     args += ("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0")
     with start_server(tmp_path, base_args=args) as server:
         async with server.client() as client:

@@ -65,6 +65,7 @@ def tiny_audio(whole_engine: Engine) -> np.ndarray:
 # --- synthesizer_q8.onnx -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_q8_synthesizer_stands_in_for_an_absent_synthesizer(
     tmp_path: Path, whole_engine: Engine, tiny_audio: np.ndarray
 ) -> None:
@@ -95,6 +96,7 @@ def test_synthesizer_onnx_wins_over_q8_and_neither_is_incomplete(tmp_path: Path)
 # --- external data -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_external_weights_load_and_belong_to_the_cache_key(
     tmp_path: Path, tiny_audio: np.ndarray
 ) -> None:

@@ -89,6 +89,7 @@ async def test_delete_voice(site: tuple[WebFixture, TestClient]) -> None:
     await error_of(await client.delete("/api/voices/..%2F..%2Fetc"), 400)
 
 
+@pytest.mark.slow
 async def test_download_shows_progress_and_installs(
     tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,6 +141,7 @@ def upload_form(data: bytes, filename: str, name: str = "") -> FormData:
     return form
 
 
+@pytest.mark.slow
 async def test_upload_zip_and_aivmx(site: tuple[WebFixture, TestClient]) -> None:
     fixture, client = site
     response = await client.post("/api/voices/upload", data=upload_form(tiny_voice_zip(), "v.zip"))

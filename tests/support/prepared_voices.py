@@ -50,6 +50,8 @@ class PreparedCaches:
         cache = self._made.get(key)
         if cache is None:
             cache = self._root / f"cache-{len(self._made)}"
+            if len(voices) > 1:  # on top of the first voice's (the tiny voice is prepared once)
+                shutil.copytree(self.master(bert_root, voices[:1]), cache)
             prepare(cache, bert_root, voices)
             self._made[key] = cache
         return cache

@@ -14,9 +14,12 @@ copy of a cache made once per run:
 * ``prepared_caches``: the same for any fixture voices, for module-scoped engines too:
   ``prepared_caches.copy(tmp_path_factory.mktemp("cache"), ROOT, (VOICE_DIR, source))``.
 
-The slow set: tests marked ``slow`` (soak, long fuzz, idle CPU, download faults, torch
-references, browser, start-up timings) are left out of the default run (``-m "not slow"`` in
-pyproject's addopts); ``script/test -m slow`` runs them, as .ci/run does.
+Servers: ``abuse_server``, the one tiny-voice server the abuse tests attack for the run.
+
+The slow set: tests marked ``slow`` (soak, fuzz, idle CPU, download faults, the parity with
+the reference hayakoe, the browser, preparing edited or new voices) are left out of the
+default run (``-m "not slow and not arm64"`` in pyproject's addopts); ``script/test -m slow``
+runs them, as .ci/run does.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Model caches with fixture voices already prepared, made once per test run.
 
 Preparing a voice for this machine (split, optimized copies, decoder stages, self-check,
-gain) starts a dozen child processes: seconds even for the tiny voice, and about 40 tests
-did it again on an empty cache. They take a copy of a cache prepared once instead (conftest's
-``prepared_caches`` and ``tiny_model_cache``). Tests of the preparation itself still start
-from an empty cache.
+gain) starts a dozen child processes: seconds even for the tiny voice, and about 40 places
+in the tests did it again on an empty cache. They take a copy of a cache prepared once
+instead (conftest's ``prepared_caches`` and ``tiny_model_cache``). Tests of the preparation
+itself still start from an empty cache.
 
 Only the public way a voice is loaded is used (``Engine(root, cache_dir=...)``,
 ``load_voice``, ``gain``), so the caches hold whatever the engine prepares today. The cache
@@ -39,7 +39,7 @@ class PreparedCaches:
 
     def __init__(self, root: Path) -> None:
         self._root = root
-        self._made: dict[tuple[Path, tuple[str, ...]], Path] = {}
+        self._made: dict[tuple[Path, tuple[tuple[str, int, int, int], ...]], Path] = {}
 
     def master(
         self, bert_root: Path = TINY_VOICE_ROOT, voices: tuple[Voice, ...] = (TINY_VOICE_DIR,)

@@ -49,9 +49,11 @@ class PreparedCaches:
         key = (bert_root.resolve(), tuple(_identity(v) for v in voices))
         cache = self._made.get(key)
         if cache is None:
+            # On top of the first voice's cache: the tiny voice is prepared once for the run.
+            first = self.master(bert_root, voices[:1]) if len(voices) > 1 else None
             cache = self._root / f"cache-{len(self._made)}"
-            if len(voices) > 1:  # on top of the first voice's (the tiny voice is prepared once)
-                shutil.copytree(self.master(bert_root, voices[:1]), cache)
+            if first is not None:
+                shutil.copytree(first, cache)
             prepare(cache, bert_root, voices)
             self._made[key] = cache
         return cache

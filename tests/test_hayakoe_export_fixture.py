@@ -132,15 +132,8 @@ def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) 
 
 async def test_server_speaks_the_voice(tmp_path: Path, prepared_caches: PreparedCaches) -> None:
     cache = prepared_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
-    args = (
-        "--data-dir",
-        str(ROOT),
-        "--voice",
-        VOICE,
-        "--local-files-only",
-        "--cache-dir",
-        str(cache),
-    )
+    args = ("--data-dir", str(ROOT), "--voice", VOICE, "--local-files-only")
+    args += ("--cache-dir", str(cache))
     quiet = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
     server = start_server(tmp_path, *quiet, base_args=args)
     try:

@@ -14,7 +14,9 @@ copy of a cache made once per run:
 * ``prepared_caches``: the same for any fixture voices, for module-scoped engines too:
   ``prepared_caches.copy(tmp_path_factory.mktemp("cache"), ROOT, (VOICE_DIR, source))``.
 
-Servers: ``abuse_server``, the one tiny-voice server the abuse tests attack for the run.
+Servers: ``abuse_server``, the one tiny-voice server the abuse tests attack for the run;
+``tiny_voice_root_prepared``, for a module whose servers run on tools.server_process's
+TINY_ARGS: the first of them finds the tiny voice prepared.
 
 The slow set: tests marked ``slow`` (soak, fuzz, idle CPU, download faults, the parity with
 the reference hayakoe, the browser, preparing edited or new voices) are left out of the
@@ -24,6 +26,8 @@ runs them, as .ci/run does.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +67,25 @@ def tiny_model_cache(prepared_caches: PreparedCaches, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def abuse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def tiny_voice_root_prepared(prepared_caches: PreparedCaches) -> None:
+    """Servers started on the fixture voice as their data dir (tools.server_process's
+    TINY_ARGS) keep their models in tests/fixtures/tiny-voice/cache (gitignored): the run's
+    prepared tiny voice is put there, so in a clean clone the first such server does not
+    prepare it while a test waits. Files already there are kept (a server may map them)."""
+    from tools.server_process import TINY_VOICE_ROOT
+
+    def copy_new(source: str, target: str) -> None:
+        if not os.path.exists(target):
+            shutil.copy2(source, target)
+
+    master = prepared_caches.master()
+    shutil.copytree(master, TINY_VOICE_ROOT / "cache", copy_function=copy_new, dirs_exist_ok=True)
+
+
+@pytest.fixture(scope="session")
+def abuse_server(
+    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_prepared: None
+) -> Iterator[ServerProcess]:
     """The tiny-voice server that the abuse tests attack (test_protocol_abuse,
     test_slow_clients; see reliability_utils.abuse_server): one for the run."""
     from reliability_utils import abuse_server_for_the_run

@@ -62,6 +62,7 @@ def test_100k_characters_stream_sentence_by_sentence_in_bounded_memory(engine: E
     assert grown_kib < 100 * 1024  # no whole-text buffers: far under 100 MB more
 
 
+@pytest.mark.slow
 def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
     voice = engine.load_voice(VOICE_DIR)
     text = "あいうえお、" * 100  # 600 characters, no sentence end

@@ -164,7 +164,9 @@ async def test_failed_download_is_a_clear_error_and_resumes_later(
 
     hub.set_fault(synth, None)
     if fault == "close_mid":  # the server is back: the download resumes, the voice speaks
-        async with server.client() as client:
+        # The answer waits for the rest of the download and the new voice's preparation (a
+        # dozen child processes: a minute and more on a busy machine), not a reply at once.
+        async with server.client(read_timeout=300) as client:
             response = await synthesize(client, SHORT_TEXT, voice=voice)
         assert response.types[-1] == "audio-stop" and response.pcm
         expected = (TINY_VOICE_DIR / "synthesizer.onnx").read_bytes()

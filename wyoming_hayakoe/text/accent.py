@@ -1,118 +1,246 @@
-"""The pitch accent of a normalized text, per accent phrase, for people to look at.
+"""Accent phrases: how a sentence is read, mora by mora, and where its pitch falls.
 
-OpenJTalk's full-context labels say, for every phoneme, which accent phrase it belongs to
-(``/I:`` breath group and ``/F:`` phrase position), its mora position in the phrase (``/A:``)
-and the phrase's accent type (``/F:``). A phrase of accent type ``n`` is high from its second
-mora up to mora ``n`` (type 1: only the first mora is high; a flat phrase, which OpenJTalk
-writes as type = its mora count: from the second mora to the end), which is what
-:mod:`.prosody` gives the synthesizer as tones (``tests/test_accent.py`` checks they agree).
-Nothing here changes the phonemes: this reads the same analysis the G2P reads.
+The phrases are cut out of the G2P's own output (:class:`~.g2p.G2PResult`): its words' katakana
+readings give the morae (``ー`` stays a mora of its own), its phonemes and tones what each
+mora sounds like, and OpenJTalk's accent phrases (carried per phoneme by the G2P) where one
+phrase ends. Punctuation marks are morae too, joined to the phrase before them, as AivisSpeech
+Engine keeps them: in Style-Bert-VITS2 a ``!`` or ``…`` changes how the sentence sounds. So the
+phrases hold every phoneme the synthesizer is given, in order, and nothing else.
+
+A phrase's ``accent`` is VOICEVOX's: the 1-based mora after which the pitch falls, or the
+last spoken mora when it does not fall inside the phrase (a flat phrase). From it the pitch
+follows the Tokyo rule (:func:`high_morae`): a phrase of accent 1 is high on its first mora
+only; any other is low on its first mora and high from the second up to mora ``accent``.
+``tests/test_accent.py`` checks that this gives the tones the synthesizer is given.
+
+:func:`read_as` is the way back: the G2P's output with phonemes and tones taken from readings
+a client edited (a moved accent, another reading), which the front-end then turns into the
+synthesizer's input. A phrase given back unchanged keeps its phonemes and tones exactly.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from . import jtalk
-from .kana import MORA_PHONEMES
+from ..errors import TextError
+from .g2p import G2PResult, g2p
+from .kana import LONG_VOWEL_MARK, MORA_PHONEMES, KanaError, kana_to_phonemes, split_morae
+from .kana import to_katakana as _to_katakana
+from .symbols import PUNCTUATIONS
 
-_BREATH_GROUP = re.compile(r"/I:[0-9x]+-[0-9x]+@(\d+)\+")
-_PHRASE = re.compile(r"/F:(\d+)_(\d+)#[0-9x]+_[0-9x]+@(\d+)_")
-_MORA_POSITION = re.compile(r"/A:[0-9\-x]+\+(\d+)\+")
-_SMALL_KANA = frozenset("ァィゥェォャュョヮ")
-_NOT_MORAE = frozenset("、？’")
-_PHONEMES_TO_KANA = {phonemes: kana for kana, phonemes in reversed(MORA_PHONEMES.items())}
-_UNVOICED = {"A": "a", "I": "i", "U": "u", "E": "e", "O": "o", "cl": "q"}
+MARKS = frozenset(PUNCTUATIONS)
+"""The marks that are morae of their own (after the normalizer: ``! ? … , . ' -``)."""
+SENTENCE_END_MARKS = frozenset(".!?")
+_LENGTHENABLE = frozenset("aiueoNq")
+
+
+@dataclass(frozen=True)
+class Mora:
+    """One mora as the synthesizer is given it."""
+
+    kana: str
+    """Katakana as read (``ー`` lengthens the mora before it), or a punctuation mark."""
+    phonemes: tuple[str, ...]
+    high: bool
+
+    @property
+    def is_mark(self) -> bool:
+        return self.kana in MARKS
+
+
+@dataclass(frozen=True)
+class PhraseReading:
+    """How one accent phrase is to be read: what a client may edit."""
+
+    kana: tuple[str, ...]
+    """One entry per mora: katakana or hiragana (``ー`` lengthens the mora before), or a mark."""
+    accent: int
+    """The 1-based mora after which the pitch falls (0 or past the end: a flat phrase)."""
 
 
 @dataclass(frozen=True)
 class AccentPhrase:
-    """One accent phrase: its morae in katakana, which are high, and the accent nucleus."""
+    """One accent phrase of a sentence: its spoken morae, then the marks read after it."""
 
-    morae: list[str]
-    high: list[bool]
-    nucleus: int
-    """The 1-based mora after which the pitch falls inside the phrase; 0 if it does not fall
-    (a flat phrase, or one whose fall comes only after its last mora: the same tones)."""
+    morae: tuple[Mora, ...]
+    accent: int
+    """VOICEVOX's accent: the mora after which the pitch falls (1-based), or the last spoken
+    mora when it does not fall inside the phrase."""
+    span: tuple[int, int]
+    """Its phonemes in the G2P's output: ``phones[start:end]``."""
+
+    @property
+    def reading(self) -> PhraseReading:
+        return PhraseReading(tuple(m.kana for m in self.morae), self.accent)
+
+    @property
+    def nucleus(self) -> int:
+        """The mora after which the pitch falls inside the phrase; 0 if it does not."""
+        spoken = [i for i, m in enumerate(self.morae) if not m.is_mark]
+        return self.accent if spoken and self.accent - 1 < spoken[-1] else 0
 
 
-@dataclass
-class _Phrase:
-    accent_type: int
-    mora_count: int
-    phonemes: list[list[str]]  # per mora
+def high_morae(kana: Sequence[str], accent: int) -> list[bool]:
+    """The Tokyo rule: which morae of a phrase are high (marks never are)."""
+    count = len(kana)
+    if not 1 <= accent <= count:
+        accent = count  # flat
+    return [
+        kana[i] not in MARKS and (i == 0 if accent == 1 else 0 < i < accent) for i in range(count)
+    ]
 
 
 def accent_phrases(normalized: str) -> list[AccentPhrase]:
     """The accent phrases of a text produced by the normalizer, in reading order."""
+    return phrases_of(g2p(normalized))
+
+
+def phrases_of(result: G2PResult) -> list[AccentPhrase]:
+    """The accent phrases of one G2P output, covering all its phonemes."""
     phrases: list[AccentPhrase] = []
-    for start in range(0, len(normalized), jtalk.MAX_CHARS):
-        phrases.extend(_chunk_phrases(normalized[start : start + jtalk.MAX_CHARS]))
+    morae: list[Mora] = []
+    phrase_id: int | None = None  # OpenJTalk's phrase of the phrase being built
+    start = position = 0
+    for mora, mora_phrase in _morae(result):
+        ends_in_mark = bool(morae) and morae[-1].is_mark
+        new_phrase = not mora.is_mark and (
+            not morae
+            or all(m.is_mark for m in morae)  # marks before any speech open a phrase of their own
+            or (mora_phrase >= 0 and mora_phrase != phrase_id)
+            or (mora_phrase < 0 and ends_in_mark)
+        )
+        if new_phrase and morae:
+            phrases.append(_phrase(morae, (start, position)))
+            morae, start = [], position
+        if not mora.is_mark and (new_phrase or mora_phrase >= 0):
+            phrase_id = mora_phrase
+        morae.append(mora)
+        position += len(mora.phonemes)
+    if morae:
+        phrases.append(_phrase(morae, (start, position)))
     return phrases
 
 
-def _chunk_phrases(text: str) -> list[AccentPhrase]:
-    features = jtalk.run_frontend(text)
-    kana = [mora for feature in features for mora in _split_morae(feature["pron"])]
-    if not kana:
-        return []  # no mora: OpenJTalk makes no labels
-    parsed = _parse_labels(jtalk.make_label(features))
-    total = sum(len(phrase.phonemes) for phrase in parsed)
-    use_kana = len(kana) == total  # else spell each mora from its phonemes
-    result: list[AccentPhrase] = []
+def _morae(result: G2PResult) -> list[tuple[Mora, int]]:
+    """Each mora of the G2P output with the OpenJTalk phrase of its first phoneme."""
+    morae: list[tuple[Mora, int]] = []
     position = 0
-    for phrase in parsed:
-        count = len(phrase.phonemes)
-        if use_kana:
-            morae = kana[position : position + count]
-        else:
-            morae = [_PHONEMES_TO_KANA.get(tuple(p), "".join(p)) for p in phrase.phonemes]
-        position += count
-        # OpenJTalk writes a flat phrase as accent type = its mora count: no fall inside it.
-        nucleus = 0 if phrase.accent_type >= count else phrase.accent_type
-        result.append(AccentPhrase(morae, _pitch(nucleus, count), nucleus))
-    return result
-
-
-def _parse_labels(labels: list[str]) -> list[_Phrase]:
-    phrases: list[_Phrase] = []
-    current_key: tuple[int, int] | None = None
-    current_mora = -1
-    for label in labels:
-        phoneme = label.split("-", 1)[1].split("+", 1)[0]
-        breath = _BREATH_GROUP.search(label)
-        phrase = _PHRASE.search(label)
-        mora = _MORA_POSITION.search(label)
-        if phoneme in ("sil", "pau") or not (breath and phrase and mora):
-            current_key = None
-            continue
-        key = (int(breath.group(1)), int(phrase.group(3)))
-        if key != current_key:
-            phrases.append(_Phrase(int(phrase.group(2)), int(phrase.group(1)), []))
-            current_key, current_mora = key, -1
-        if int(mora.group(1)) != current_mora:
-            phrases[-1].phonemes.append([])
-            current_mora = int(mora.group(1))
-        phrases[-1].phonemes[-1].append(_UNVOICED.get(phoneme, phoneme))
-    return phrases
-
-
-def _pitch(accent_type: int, count: int) -> list[bool]:
-    if accent_type == 1:
-        return [index == 0 for index in range(count)]
-    end = count if accent_type == 0 else accent_type
-    return [0 < index < end for index in range(count)]
-
-
-def _split_morae(pron: str) -> list[str]:
-    """Katakana reading to morae (small kana join the mora before; marks are no morae)."""
-    morae: list[str] = []
-    for char in pron:
-        if char in _NOT_MORAE:
-            continue
-        if char in _SMALL_KANA and morae:
-            morae[-1] += char
-        else:
-            morae.append(char)
+    for reading in result.readings:
+        kana = list(reading) if set(reading) <= MARKS else split_morae(reading)
+        for mora in kana:
+            size = 1 if mora in MARKS or mora == LONG_VOWEL_MARK else len(MORA_PHONEMES[mora])
+            phonemes = tuple(result.phones[position : position + size])
+            if phonemes and phonemes[0] in MARKS:  # a leading ー read as a dash
+                mora = phonemes[0]
+            high = bool(result.tones[position]) if position < len(result.tones) else False
+            phrase = result.phrase_ids[position] if position < len(result.phrase_ids) else -1
+            morae.append((Mora(mora, phonemes, high and mora not in MARKS), phrase))
+            position += size
+    if position != len(result.phones):
+        raise TextError(
+            f"The readings {result.readings} do not spell the {len(result.phones)} phonemes "
+            "of their own text"
+        )
     return morae
+
+
+def _phrase(morae: list[Mora], span: tuple[int, int]) -> AccentPhrase:
+    spoken = [i for i, m in enumerate(morae) if not m.is_mark]
+    accent = 1 if not spoken else spoken[-1] + 1
+    for before, after in itertools.pairwise(spoken):
+        if morae[before].high and not morae[after].high:
+            accent = before + 1
+            break
+    return AccentPhrase(tuple(morae), accent, span)
+
+
+def read_as(result: G2PResult, wanted: Sequence[PhraseReading]) -> G2PResult:
+    """``result`` (the G2P of a text) spoken as ``wanted`` says: its phonemes and tones.
+
+    Phrases given as they are keep their phonemes and tones. An edited phrase takes its
+    phonemes from its kana and its tones from its accent, and its BERT features from the
+    characters the original phrase was written with (spread over its new phonemes, as
+    Style-Bert-VITS2 adjusts ``word2ph``). When the phrases cannot be paired with the text's
+    own (a different number of them), every phrase is read from its kana and the characters
+    are spread over all phonemes. TextError says which mora cannot be read.
+    """
+    own = phrases_of(result)
+    paired = len(own) == len(wanted)
+    token_of = [token for token, count in enumerate(result.word2ph) for _ in range(count)]
+    phones: list[str] = []
+    tones: list[int] = []
+    tokens: list[int] = []
+    phrase_ids: list[int] = []
+    for index, reading in enumerate(wanted):
+        original = own[index] if paired else None
+        start, end = original.span if original is not None else (0, 0)
+        if original is not None and _same(reading, original.reading):
+            new_phones, new_tones = result.phones[start:end], result.tones[start:end]
+            tokens += token_of[start:end]
+        else:
+            new_phones, new_tones = _spoken(reading, index, phones[-1] if phones else None)
+            if original is not None and new_phones == result.phones[start:end]:
+                tokens += token_of[start:end]  # only the accent moved
+            elif original is not None:
+                tokens += _spread(len(new_phones), token_of[start], token_of[end - 1])
+        phones += new_phones
+        tones += new_tones
+        phrase_ids += [-1 if p in MARKS else index for p in new_phones]
+    if not paired:
+        tokens = _spread(len(phones), 0, len(result.word2ph) - 1) if result.word2ph else []
+    word2ph = [0] * len(result.word2ph)
+    for token in tokens:
+        word2ph[token] += 1
+    if phones and not word2ph:
+        raise TextError("The text has no character to carry the phonemes of its reading")
+    return replace(result, phones=phones, tones=tones, word2ph=word2ph, phrase_ids=phrase_ids)
+
+
+def _same(wanted: PhraseReading, own: PhraseReading) -> bool:
+    kana = tuple(_to_katakana(k) for k in wanted.kana)
+    return kana == own.kana and _accent(kana, wanted.accent) == own.accent
+
+
+def _accent(kana: Sequence[str], accent: int) -> int:
+    """``accent``, or for a flat phrase (0, or past the end) its last spoken mora."""
+    if 1 <= accent <= len(kana):
+        return accent
+    spoken = [i for i, k in enumerate(kana) if k not in MARKS]
+    return spoken[-1] + 1 if spoken else 1
+
+
+def _spoken(reading: PhraseReading, index: int, before: str | None) -> tuple[list[str], list[int]]:
+    """Phonemes and tones of a phrase read from its kana and accent."""
+    phones: list[str] = []
+    tones: list[int] = []
+    highs = high_morae(reading.kana, reading.accent)
+    for number, (kana, high) in enumerate(zip(reading.kana, highs, strict=True), start=1):
+        if kana in MARKS:
+            mora = [kana]
+        elif kana == LONG_VOWEL_MARK:
+            last = phones[-1] if phones else before
+            if last is None or last not in _LENGTHENABLE:
+                raise TextError(
+                    f"Accent phrase {index + 1}, mora {number}: ー must follow a vowel, ン or ッ"
+                )
+            mora = [last]
+        else:
+            try:
+                mora = kana_to_phonemes(_to_katakana(kana))
+            except KanaError as err:
+                raise TextError(
+                    f"Accent phrase {index + 1}, mora {number} ({kana!r}) is not kana: {err}"
+                ) from None
+            if not mora or LONG_VOWEL_MARK in mora:
+                raise TextError(f"Accent phrase {index + 1}, mora {number} ({kana!r}) is empty")
+        phones += mora
+        tones += [int(high)] * len(mora)
+    return phones, tones
+
+
+def _spread(count: int, first: int, last: int) -> list[int]:
+    """``count`` phonemes over the tokens ``first..last``, in order, as evenly as can be."""
+    width = last - first + 1
+    return [first + (j * width) // count for j in range(count)] if count else []

@@ -26,13 +26,14 @@ Empty text, whitespace, punctuation, emoji and control characters give a valid
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from ..errors import ModelFileError, TextError
-from .g2p import g2p
+from .accent import AccentPhrase, PhraseReading, phrases_of, read_as
+from .g2p import G2PResult, g2p
 from .loanwords import EnglishReader
 from .mecab_dictionary import install_brand_lexicon
 from .normalize import normalize_text
@@ -127,9 +128,27 @@ class TextFrontend:
     def phonemize_rewritten(self, rewritten: str) -> Phonemes:
         """:meth:`phonemize` of text :meth:`rewrite` gave already (the engine rewrites a
         request once, before splitting it into sentences)."""
-        normalized = normalize_text(_checked(rewritten), self._english)
-        split = self._tokenizer.tokenize if self._tokenizer is not None else tokenize
-        result = g2p(normalized, split)
+        normalized = self._normalize_rewritten(rewritten)
+        return self._phonemes(normalized, g2p(normalized, self._split))
+
+    def accent_phrases(self, rewritten: str) -> list[AccentPhrase]:
+        """How :meth:`phonemize_rewritten` reads ``rewritten``, as accent phrases (accent.py)."""
+        return phrases_of(g2p(self._normalize_rewritten(rewritten), self._split))
+
+    def phonemize_as(self, rewritten: str, phrases: Sequence[PhraseReading]) -> Phonemes:
+        """:meth:`phonemize_rewritten` with the reading of ``phrases`` (edited
+        :meth:`accent_phrases`); the BERT still reads ``rewritten``."""
+        normalized = self._normalize_rewritten(rewritten)
+        return self._phonemes(normalized, read_as(g2p(normalized, self._split), phrases))
+
+    def _normalize_rewritten(self, rewritten: str) -> str:
+        return normalize_text(_checked(rewritten), self._english)
+
+    def _split(self, text: str) -> list[str]:
+        """The BERT tokenizer's tokens of ``text`` (characters without a tokenizer)."""
+        return self._tokenizer.tokenize(text) if self._tokenizer is not None else tokenize(text)
+
+    def _phonemes(self, normalized: str, result: G2PResult) -> Phonemes:
         phones = [PAD, *(_OUTSIDE_TABLE.get(p, p) for p in result.phones), PAD]
         unknown = sorted({p for p in phones if p not in SYMBOL_TO_ID})
         if unknown:
@@ -146,7 +165,7 @@ class TextFrontend:
             language_ids=_with_blanks([JP_LANGUAGE_ID] * len(phones), 0),
             word2ph=word2ph,
         )
-        _check_alignment(phonemes, split)
+        _check_alignment(phonemes, self._split)
         return phonemes
 
     def token_ids(self, bert_text: str) -> list[int]:

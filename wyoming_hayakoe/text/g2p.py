@@ -19,7 +19,7 @@ from ..errors import TextError
 from . import jtalk
 from .kana import LONG_VOWEL_MARK, KanaError, is_katakana, kana_to_phonemes
 from .normalize import fold_punctuation
-from .prosody import accent_phonemes
+from .prosody import accent_phrase_phonemes
 from .symbols import PUNCTUATIONS
 from .tokenizer import tokenize
 
@@ -50,6 +50,9 @@ class G2PResult:
     tones: list[int]
     word2ph: list[int]
     """Phonemes per BERT token of ``"".join(words)``; sums to ``len(phones)``."""
+    phrase_ids: list[int]
+    """The accent phrase of each phoneme, numbered from 0 in reading order; -1 for a mark and
+    for a phoneme OpenJTalk's accents do not cover (it has tone 0)."""
 
 
 def g2p(normalized: str, tokenize: Callable[[str], list[str]] = tokenize) -> G2PResult:
@@ -60,16 +63,20 @@ def g2p(normalized: str, tokenize: Callable[[str], list[str]] = tokenize) -> G2P
     phones: list[str] = []
     tones: list[int] = []
     word2ph: list[int] = []
+    phrase_ids: list[int] = []
     orphans = 0
     for chunk in _chunks(normalized):
         features = jtalk.run_frontend(chunk)
         # Without a single mora OpenJTalk makes no label, and says so on stderr: skip it.
         labels = jtalk.make_label(features) if _has_mora(features) else []
-        accents = accent_phonemes(labels)
+        phrases = accent_phrase_phonemes(labels)
         chunk_words, chunk_readings = _words_and_readings(features)
         groups = _join_long_vowels([_reading_phonemes(r, chunk) for r in chunk_readings])
         chunk_phones = [p for group in groups for p in group]
-        tones.extend(_align_accents(chunk_phones, accents, chunk))
+        chunk_tones, chunk_phrases = _align_accents(chunk_phones, phrases, chunk)
+        tones.extend(chunk_tones)
+        first_phrase = max(phrase_ids, default=-1) + 1
+        phrase_ids.extend(p if p < 0 else first_phrase + p for p in chunk_phrases)
         phones.extend(chunk_phones)
         words.extend(chunk_words)
         readings.extend(chunk_readings)
@@ -88,7 +95,7 @@ def g2p(normalized: str, tokenize: Callable[[str], list[str]] = tokenize) -> G2P
                 orphans = 0
     if orphans:  # nothing took them: no token at all
         raise TextError(f"No character of {normalized!r} is left to carry its phonemes")
-    return G2PResult(words, readings, phones, tones, word2ph)
+    return G2PResult(words, readings, phones, tones, word2ph, phrase_ids)
 
 
 def _chunks(text: str) -> list[str]:
@@ -167,24 +174,32 @@ def _join_long_vowels(groups: list[list[str]]) -> list[list[str]]:
     return groups
 
 
-def _align_accents(phones: list[str], accents: list[tuple[str, int]], text: str) -> list[int]:
-    """The tone of each phoneme: from the next unused accent phoneme if it is the same."""
+def _align_accents(
+    phones: list[str], phrases: list[list[tuple[str, int]]], text: str
+) -> tuple[list[int], list[int]]:
+    """The tone and accent phrase of each phoneme: from the next unused accent phoneme if it is
+    the same (phrase -1 where none is)."""
+    accents = [(phone, tone, index) for index, p in enumerate(phrases) for phone, tone in p]
     tones: list[int] = []
+    phrase_ids: list[int] = []
     next_accent = 0
     for phone in phones:
         if next_accent >= len(accents):
             tones.append(0)
+            phrase_ids.append(-1)
         elif phone == accents[next_accent][0]:
             tones.append(accents[next_accent][1])
+            phrase_ids.append(accents[next_accent][2])
             next_accent += 1
         elif phone in _PUNCTUATION_SET:
             tones.append(0)
+            phrase_ids.append(-1)
         else:
             raise TextError(
                 f"OpenJTalk's reading and accents disagree at {phone!r} in {text!r}; "
                 "rephrase or remove the unusual characters"
             )
-    return tones
+    return tones, phrase_ids
 
 
 def _spread(phonemes: int, tokens: int) -> list[int]:

@@ -52,6 +52,30 @@ def is_katakana(text: str) -> bool:
     return bool(text) and all("\u30a0" <= char <= "\u30ff" for char in text)
 
 
+def to_katakana(text: str) -> str:
+    """Hiragana to katakana (a reading may be written in either)."""
+    return "".join(chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c for c in text)
+
+
+def split_morae(reading: str) -> list[str]:
+    """A katakana reading cut into morae, longest first; each ``ー`` is a mora of its own."""
+    morae: list[str] = []
+    pos = 0
+    while pos < len(reading):
+        if reading[pos] == LONG_VOWEL_MARK:
+            morae.append(LONG_VOWEL_MARK)
+            pos += 1
+            continue
+        for size in range(min(LONGEST_MORA, len(reading) - pos), 0, -1):
+            if reading[pos : pos + size] in MORA_PHONEMES:
+                morae.append(reading[pos : pos + size])
+                pos += size
+                break
+        else:
+            raise KanaError(f"no phonemes for {reading[pos]!r} in the reading {reading!r}")
+    return morae
+
+
 def kana_to_phonemes(reading: str) -> list[str]:
     """Phonemes of a katakana reading, longest mora first.
 
@@ -60,18 +84,9 @@ def kana_to_phonemes(reading: str) -> list[str]:
     lengthen (see :func:`wyoming_hayakoe.text.g2p`).
     """
     phonemes: list[str] = []
-    pos = 0
-    while pos < len(reading):
-        if reading[pos] == LONG_VOWEL_MARK:
+    for mora in split_morae(reading):
+        if mora == LONG_VOWEL_MARK:
             phonemes.append(phonemes[-1] if phonemes else LONG_VOWEL_MARK)
-            pos += 1
-            continue
-        for size in range(min(LONGEST_MORA, len(reading) - pos), 0, -1):
-            mora = MORA_PHONEMES.get(reading[pos : pos + size])
-            if mora is not None:
-                phonemes.extend(mora)
-                pos += size
-                break
         else:
-            raise KanaError(f"no phonemes for {reading[pos]!r} in the reading {reading!r}")
+            phonemes.extend(MORA_PHONEMES[mora])
     return phonemes

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import HayakoeError
 from . import jtalk
-from .kana import KanaError, kana_to_phonemes
+from .kana import KanaError, kana_to_phonemes, to_katakana
 from .loanwords import EnglishReader
 from .normalize import normalize_text
 from .smarthome import reference_keep_words
@@ -89,7 +89,7 @@ def entry_of(fields: list[str], line: int) -> Entry:
         raise ValueError("the surface must not hold a comma or a double quote")
     if not mecab_surface(surface):
         raise ValueError(f"nothing readable in the surface {surface!r}")
-    reading = _katakana(fields[1])
+    reading = to_katakana(fields[1])
     try:
         if not reading or reading[0] in _SMALL_KANA or reading[0] == "ー":
             raise KanaError("it must start with a full-size kana")
@@ -104,11 +104,6 @@ def entry_of(fields: list[str], line: int) -> Entry:
     if not 0 <= accent <= entry.morae:
         raise ValueError(f"the accent {accent} is not between 0 and {entry.morae} (the morae)")
     return Entry(surface, reading, accent, line)
-
-
-def _katakana(text: str) -> str:
-    """Hiragana to katakana (the reading may be written in either)."""
-    return "".join(chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c for c in text)
 
 
 def mecab_surface(surface: str) -> str:

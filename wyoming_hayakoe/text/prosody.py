@@ -39,16 +39,22 @@ def _phoneme(label: str) -> str:
 
 
 def accent_phonemes(labels: list[str]) -> list[tuple[str, int]]:
-    """Phonemes (unvoiced vowels as voiced ones, ``っ`` as ``q``) with their 0/1 accent.
+    """Phonemes (unvoiced vowels as voiced ones, ``っ`` as ``q``) with their 0/1 accent."""
+    return [item for phrase in accent_phrase_phonemes(labels) for item in phrase]
+
+
+def accent_phrase_phonemes(labels: list[str]) -> list[list[tuple[str, int]]]:
+    """:func:`accent_phonemes` cut into accent phrases (none is empty).
 
     As in the reference, the last accent phrase is only kept when the final silence says
     whether the utterance is a question or not (E3 0 or 1); otherwise its phonemes are left
     out and the G2P gives them tone 0.
     """
-    result: list[tuple[str, int]] = []
+    result: list[list[tuple[str, int]]] = []
     phrase: list[tuple[str, int]] = []
     pitch = 0
     last = len(labels) - 1
+
     for index, label in enumerate(labels):
         phoneme = _phoneme(label)
         if phoneme in _UNVOICED_VOWELS:
@@ -57,23 +63,23 @@ def accent_phonemes(labels: list[str]) -> list[tuple[str, int]]:
             continue
         if phoneme == _SILENCE and index == last:
             if _field(_E3, label) in (0, 1):
-                result.extend(_squeeze(phrase))
+                _close(result, phrase)
             break
         if phoneme in (_SILENCE, _PAUSE):
             # A pause closes the accent phrase (OpenJTalk puts no silence inside; if it did,
             # it would be one more pause).
-            result.extend(_squeeze(phrase))
+            _close(result, phrase)
             phrase, pitch = [], 0
             continue
         phrase.append(("q" if phoneme == _GEMINATE else phoneme, pitch))
         if index == last:  # OpenJTalk always ends on a silence; without one, keep the phrase
-            result.extend(_squeeze(phrase))
+            _close(result, phrase)
             break
         a1, a2, a3 = _field(_A1, label), _field(_A2, label), _field(_A3, label)
         next_a2 = _field(_A2, labels[index + 1])
         if a3 == 1 and next_a2 == 1 and phoneme in _MORA_ENDS:
             # Last mora of an accent phrase, the next phrase starts here.
-            result.extend(_squeeze(phrase))
+            _close(result, phrase)
             phrase, pitch = [], 0
         elif a1 == 0 and next_a2 == a2 + 1 and a2 != _field(_F1, label):
             pitch -= 1  # the accent nucleus: the pitch falls after this mora
@@ -82,8 +88,11 @@ def accent_phonemes(labels: list[str]) -> list[tuple[str, int]]:
     return result
 
 
+def _close(phrases: list[list[tuple[str, int]]], phrase: list[tuple[str, int]]) -> None:
+    if phrase:
+        phrases.append(_squeeze(phrase))
+
+
 def _squeeze(phrase: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    if not phrase:
-        return []
     lowest = min(pitch for _, pitch in phrase)
     return [(phoneme, 1 if pitch > lowest else 0) for phoneme, pitch in phrase]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..text.explain import TextReading
@@ -22,7 +21,14 @@ def reading_json(reading: TextReading) -> dict[str, Any]:
                 "text": sentence.text,
                 "normalized": sentence.phonemes.normalized,
                 "kana": sentence.kana,
-                "phrases": [dataclasses.asdict(phrase) for phrase in sentence.phrases],
+                "phrases": [
+                    {
+                        "morae": [m.kana for m in phrase.morae],
+                        "high": [m.high for m in phrase.morae],
+                        "nucleus": phrase.nucleus,
+                    }
+                    for phrase in sentence.phrases
+                ],
             }
             for sentence in reading.sentences
         ],

@@ -20,6 +20,7 @@ from ..runtime.sessions import RuntimeSettings
 from ..runtime.staging import remove_abandoned
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.sentences import Sentence
+from ..text.with_reading import TextWithReading
 from ..voices import layout
 from ..voices.sources import VoiceSource, hayakoe_source
 from . import audio as pcm
@@ -149,7 +150,7 @@ class Engine:
         if self.audio_cache is not None:
             self.audio_cache.clear()  # cached readings may have changed
 
-    def prepare(self, text: str, whole: bool = True) -> PreparedText:
+    def prepare(self, text: str | TextWithReading, whole: bool = True) -> PreparedText:
         """The text of a request, rewritten and split once (see Reading.prepare)."""
         return self.reading.prepare(text, whole)
 
@@ -160,14 +161,15 @@ class Engine:
         too long to keep (it is neither cached nor shared)."""
         if len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
             return None
-        # The rewritten text decides the sentences and, with the user dictionary's state,
-        # the sounds and pauses.
+        # The rewritten text and the reading given decide the sentences and, with the user
+        # dictionary's state, the sounds and pauses.
         return (
             voice.source.path.resolve(),
             params,
             prepared.rewritten,
             prepared.whole,
             prepared.dictionary_generation,
+            prepared.reading,
         )
 
     def cached_audio(self, key: Hashable) -> list[PcmPiece] | None:
@@ -178,7 +180,7 @@ class Engine:
     def synthesize(
         self,
         voice: Voice,
-        text: str,
+        text: str | TextWithReading,
         params: SynthesisParams | None = None,
         continuation: Continuation | None = None,
     ) -> Iterator[PcmPiece]:
@@ -274,7 +276,7 @@ class Engine:
                 pause = 0
                 if trailing is not None:
                     with profile.timing("pauses"):
-                        target = planner.pause_before(index)
+                        target = _pause_target(planner, index, params)
                     pause = missing_silence_samples(trailing, target, voice.sample_rate)
                 windows: list[np.ndarray] = []
                 for piece in self._sentence_steps(
@@ -332,3 +334,10 @@ class Engine:
             except ModelFileError as err:  # the same measurement here costs only memory
                 _LOGGER.warning("Calibrating %s in this process instead: %s", voice.name, err)
         return gain_of(voice.synthesizer, voice.inputs, voice.decoder, feeds, voice.sample_rate)
+
+
+def _pause_target(planner: PausePlanner, index: int, params: SynthesisParams) -> float:
+    """Seconds of pause before sentence ``index``: asked for, or predicted and scaled."""
+    if params.pause_seconds is not None:
+        return params.pause_seconds
+    return planner.pause_before(index) * params.pause_scale

@@ -23,3 +23,7 @@ class SynthesisParams:
     """Variation of the stochastic durations."""
     speaker_id: int = 0
     """Speaker of a multi-speaker voice."""
+    pause_seconds: float | None = None
+    """The pause between two sentences (None: the one the duration predictor gives)."""
+    pause_scale: float = 1.0
+    """A factor on the predicted pause between two sentences. Pauses never go under 80 ms."""

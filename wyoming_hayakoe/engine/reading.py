@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..text.frontend import TextFrontend
 from ..text.user_dict import UserDictionary
+from ..text.with_reading import TextWithReading
 from .prepared import PreparedText
 
 
@@ -66,12 +67,15 @@ class Reading:
             self._on_edit()
         return True
 
-    def prepare(self, text: str, whole: bool = True) -> PreparedText:
+    def prepare(self, text: str | TextWithReading, whole: bool = True) -> PreparedText:
         """Rewrite ``text`` once and split it into sentences (``whole=False``: it is one
         sentence a caller split off a stream already); sentences are phonemized when first
-        needed, with the user dictionary of this moment."""
+        needed, with the user dictionary of this moment. A text with a reading is spoken as
+        its accent phrases say (see accent.py)."""
         state = self._state  # one front-end for the whole request
         frontend = state.frontend
+        if isinstance(text, TextWithReading):
+            return PreparedText.prepare_as(text, frontend, state.generation)
         return PreparedText.prepare(
             frontend.rewrite(text), frontend.phonemize_rewritten, state.generation, whole
         )

@@ -26,6 +26,7 @@ from ..engine import Continuation, Engine, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
 from ..runtime.self_check import SelfCheckResult
 from ..text.frontend import TextFrontend
+from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
 from ..voices.store import VoiceStore
 from .flights import PieceCallback
@@ -201,12 +202,13 @@ class TtsService:
     async def synthesize(
         self,
         resolved: ResolvedVoice,
-        text: str,
+        text: str | TextWithReading,
         on_piece: PieceCallback,
         continuation: Continuation | None = None,
         one_sentence: bool = False,
     ) -> int:
         """Synthesize ``text``, awaiting ``on_piece`` for each piece of audio as it is ready.
+        A text with a reading is spoken the way its accent phrases say.
 
         ``one_sentence``: ``text`` is a sentence the caller split off a stream already (it is
         rewritten, not split again). Returns the number of pieces. The same request (voice,
@@ -215,7 +217,7 @@ class TtsService:
         stops once nobody listens. Raises ServerBusyError when ``max_waiting`` syntheses are
         in progress already.
         """
-        self.check_text_length(len(text))
+        self.check_text_length(len(text if isinstance(text, str) else text.text))
         engine = await self._engine()
         # An edited user dictionary is compiled here, on a loading thread: others keep going.
         await self._workers.load(engine.refresh_user_dictionary)

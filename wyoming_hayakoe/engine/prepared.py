@@ -14,7 +14,7 @@ from ..errors import TextError
 from ..text.accent import PhraseReading
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.sentences import MAX_SENTENCE_CHARS, Sentence, split_for_synthesis, split_long
-from ..text.with_reading import TextWithReading, share_out
+from ..text.with_reading import TextWithReading, sentence_phrases, share_out
 
 Phonemizer = Callable[[str], Phonemes]
 
@@ -88,8 +88,9 @@ class PreparedText:
         sentence, which only a short text may be (TextError otherwise).
         """
         rewritten = frontend.rewrite(given.text)
-        sentences = split_for_synthesis(rewritten)
-        counts = [len(frontend.accent_phrases(s.text)) for s in sentences]
+        read = sentence_phrases(frontend, rewritten)
+        sentences = [sentence for sentence, _ in read]
+        counts = [len(phrases) for _, phrases in read]
         groups = share_out(given.phrases, counts)
         if groups is None:
             if len(rewritten) > MAX_SENTENCE_CHARS:

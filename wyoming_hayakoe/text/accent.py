@@ -215,29 +215,38 @@ def _spoken(reading: PhraseReading, index: int, before: str | None) -> tuple[lis
     """Phonemes and tones of a phrase read from its kana and accent."""
     phones: list[str] = []
     tones: list[int] = []
+    for mora in spoken_phrase(reading, index, before).morae:
+        phones += mora.phonemes
+        tones += [int(mora.high)] * len(mora.phonemes)
+    return phones, tones
+
+
+def spoken_phrase(
+    reading: PhraseReading, index: int = 0, before: str | None = None
+) -> AccentPhrase:
+    """The phrase ``reading`` describes, read from its kana and accent (``before``: the phoneme
+    spoken just before it, which a leading ``ー`` lengthens). TextError names the bad mora."""
+    morae: list[Mora] = []
+    last = before
     highs = high_morae(reading.kana, reading.accent)
     for number, (kana, high) in enumerate(zip(reading.kana, highs, strict=True), start=1):
+        where = f"Accent phrase {index + 1}, mora {number} ({kana!r})"
         if kana in MARKS:
-            mora = [kana]
+            phonemes = [kana]
         elif kana == LONG_VOWEL_MARK:
-            last = phones[-1] if phones else before
             if last is None or last not in _LENGTHENABLE:
-                raise TextError(
-                    f"Accent phrase {index + 1}, mora {number}: ー must follow a vowel, ン or ッ"
-                )
-            mora = [last]
+                raise TextError(f"{where}: ー must follow a vowel, ン or ッ")
+            phonemes = [last]
         else:
             try:
-                mora = kana_to_phonemes(_to_katakana(kana))
+                phonemes = kana_to_phonemes(_to_katakana(kana))
             except KanaError as err:
-                raise TextError(
-                    f"Accent phrase {index + 1}, mora {number} ({kana!r}) is not kana: {err}"
-                ) from None
-            if not mora or LONG_VOWEL_MARK in mora:
-                raise TextError(f"Accent phrase {index + 1}, mora {number} ({kana!r}) is empty")
-        phones += mora
-        tones += [int(high)] * len(mora)
-    return phones, tones
+                raise TextError(f"{where} is not kana: {err}") from None
+            if not phonemes or LONG_VOWEL_MARK in phonemes:
+                raise TextError(f"{where} is empty or starts with ー")
+        morae.append(Mora(_to_katakana(kana), tuple(phonemes), high))
+        last = phonemes[-1]
+    return AccentPhrase(tuple(morae), _accent(reading.kana, reading.accent), (0, 0))
 
 
 def _spread(count: int, first: int, last: int) -> list[int]:

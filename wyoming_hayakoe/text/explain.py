@@ -5,7 +5,7 @@
 the rule or table entry that made them (``unit: %``, ``brand: Nature Remo``, ``time``, ``user
 dictionary line 4``: so a user knows whether to fix a word in the dictionary), then each
 sentence as the engine speaks it (the same split, the same front-end): its normalized text,
-phonemes, katakana reading and accent phrases.
+phonemes and katakana reading (the page draws its accent phrases from the VOICEVOX API).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .accent import AccentPhrase, accent_phrases
 from .frontend import Phonemes, TextFrontend
 from .g2p import g2p
 from .mecab_dictionary import Entry
@@ -47,7 +46,6 @@ class SentenceReading:
     phonemes: Phonemes
     kana: str
     """The katakana reading, punctuation as the marks the model sees."""
-    phrases: list[AccentPhrase]
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def read_text(frontend: TextFrontend, text: str, dictionary: Iterable[Entry] = (
 def _sentence(frontend: TextFrontend, text: str) -> SentenceReading:
     phonemes = frontend.phonemize(text)
     kana = "".join(g2p(phonemes.normalized).readings)
-    return SentenceReading(text, phonemes, kana, accent_phrases(phonemes.normalized))
+    return SentenceReading(text, phonemes, kana)
 
 
 def _lines(dictionary: Iterable[Entry]) -> dict[str, int]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .accent import MARKS, SENTENCE_END_MARKS, PhraseReading
+from .accent import MARKS, SENTENCE_END_MARKS, AccentPhrase, PhraseReading
+from .frontend import TextFrontend
 from .kana import to_katakana
+from .sentences import Sentence, split_for_synthesis
 
 _MARKS_AS_TEXT = {".": "。", ",": "、", "!": "！", "?": "？"}
 """Marks as a sentence splitter and the normalizer see them in written text."""
@@ -40,6 +42,13 @@ class TextWithReading:
 def _hiragana(kana: str) -> str:
     katakana = to_katakana(kana)
     return "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in katakana)
+
+
+def sentence_phrases(
+    frontend: TextFrontend, rewritten: str
+) -> list[tuple[Sentence, list[AccentPhrase]]]:
+    """The sentences the engine speaks one by one, each with its accent phrases."""
+    return [(s, frontend.accent_phrases(s.text)) for s in split_for_synthesis(rewritten)]
 
 
 def share_out(

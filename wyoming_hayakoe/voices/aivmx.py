@@ -98,6 +98,8 @@ def _sources(
                 speaker=speaker.name,
                 speaker_id=speaker.local_id,
                 styles=tuple(style.name for style in styles),
+                style_ids=tuple(style.local_id for style in styles),
+                speaker_uuid=str(speaker.uuid),
                 credit=credit,
                 license=short_license(manifest.license) or "no licence given",
                 license_text=manifest.license,

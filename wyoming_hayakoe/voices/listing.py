@@ -31,12 +31,16 @@ class VoiceEntry:
     credit: tuple[str, str]
     """(name, url) of whom to credit."""
     license: str | None = None
+    style_ids: tuple[int, ...] = ()
+    """The model's id of each style (``data.style2id``); empty for a voice not installed."""
+    speaker_uuid: str | None = None
+    """The speaker's UUID in an AIVM manifest (None: the voice names none)."""
 
 
-def read_voice_styles(voice_dir: Path) -> tuple[str, ...]:
-    """Style names of an installed voice, ordered by id, from its ``config.json``."""
+def _styles_by_id(voice_dir: Path) -> dict[str, int]:
+    """Style names of an installed voice with their ids, ordered by id, from its config."""
     config = VoiceConfig.read(voice_dir / CONFIG_FILE)
-    return tuple(config.styles_by_id)
+    return {name: config.styles[name] for name in config.styles_by_id}
 
 
 def collect_voice_entries(
@@ -57,9 +61,11 @@ def collect_voice_entries(
             entries.append(_source_entry(source))
             continue
         voice_dir = source.path if source is not None else None
+        style_ids: tuple[int, ...] = ()
         try:
             if voice_dir is not None:
-                styles = read_voice_styles(voice_dir)
+                by_id = _styles_by_id(voice_dir)
+                styles, style_ids = tuple(by_id), tuple(by_id.values())
             elif known is not None:
                 styles = tuple(known.styles)
             else:
@@ -75,6 +81,7 @@ def collect_voice_entries(
                 description=known.description if known is not None else name,
                 credit=_credit(known),
                 license=known.license if known is not None else None,
+                style_ids=style_ids if styles else (0,),
             )
         )
     return entries
@@ -89,6 +96,8 @@ def _source_entry(source: VoiceSource) -> VoiceEntry:
         description=source.description,
         credit=source.credit or HAYAKOE_CREDIT,
         license=source.license,
+        style_ids=source.style_ids if source.styles else (0,),
+        speaker_uuid=source.speaker_uuid,
     )
 
 

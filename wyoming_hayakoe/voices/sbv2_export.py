@@ -70,6 +70,7 @@ def read_sbv2_export(folder: Path) -> list[VoiceSource]:
             speaker=speaker,
             speaker_id=speaker_id,
             styles=styles,
+            style_ids=tuple(config.styles[style] for style in styles),
             credit=(f"Style-Bert-VITS2 model {model_name}", SBV2_URL),
         )
         for speaker, speaker_id in speakers

@@ -57,6 +57,10 @@ class VoiceSource:
     speaker_id: int = 0
     styles: tuple[str, ...] = ()
     """The styles this voice offers, default first; empty: every style of the config."""
+    style_ids: tuple[int, ...] = ()
+    """The model's id of each of :attr:`styles` (``data.style2id``, the AIVM local id)."""
+    speaker_uuid: str | None = None
+    """The speaker's UUID in the AIVM manifest (None: the model names none)."""
     credit: tuple[str, str] | None = None
     """(name, url) to credit; None: HayaKoe's."""
     license: str | None = None

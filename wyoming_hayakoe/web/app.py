@@ -21,7 +21,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
-from . import api_dictionary, api_speech, api_voices
+from . import api_dictionary, api_reading, api_voices, voicevox
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
 from .dictionary_file import DictionaryEditError
@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from ..service import TtsService
 
 _LOGGER = logging.getLogger(__name__)
+
+BODY_BYTES_PER_CHARACTER = 512
+"""Room in a request body per character of ``--max-text-length``: an AudioQuery spends about
+100 bytes of JSON on a mora and a character reads as up to 5 morae (query.py)."""
 
 
 def _error(status: int, message: str) -> web.Response:
@@ -51,7 +55,7 @@ async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResp
         return _error(404, str(err))
     except UploadError as err:
         return _error(err.status, str(err))
-    except (TextError, DictionaryEditError, api_speech.BadRequest) as err:
+    except (TextError, DictionaryEditError, api_reading.BadRequest) as err:
         return _error(400, str(err))
     except PermissionError as err:
         return _error(403, str(err))
@@ -94,16 +98,21 @@ def create_app(
     allowed: list[IPNetwork] | None = None,
 ) -> web.Application:
     middlewares = [_only_from(allowed)] if allowed else []
-    app = web.Application(middlewares=[*middlewares, _json_errors], client_max_size=1 << 20)
+    app = web.Application(
+        middlewares=[*middlewares, _json_errors],
+        client_max_size=max(
+            1 << 20, backend.service.settings.max_text_length * BODY_BYTES_PER_CHARACTER
+        ),
+    )
     app[BACKEND] = backend
     app[UPLOAD_LIMITS] = upload_limits or UploadLimits()
     app[api_voices.UPLOAD_LOCK] = asyncio.Lock()
-    app[api_dictionary.EDIT_LOCK] = asyncio.Lock()
     for page, path in PAGES.items():
         app.router.add_get(f"/{path}", page_handler(page))
     app.router.add_routes(api_voices.routes)
-    app.router.add_routes(api_speech.routes)
+    app.router.add_routes(api_reading.routes)
     app.router.add_routes(api_dictionary.routes)
+    voicevox.add_routes(app)
     app.router.add_static("/static/", _static_dir(), append_version=False)
     return app
 

@@ -9,17 +9,14 @@ and removals. Blocking work runs on worker threads, never on the event loop.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import shutil
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import PcmPiece
 from ..errors import TextError, UnknownVoiceError
 from ..service import ResolvedVoice, TtsService
 from ..text.explain import read_text
@@ -34,21 +31,6 @@ from .voice_list import voice_list
 _LOGGER = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ParamLimits:
-    """Synthesis parameters the page may set, with their allowed ranges."""
-
-    ranges: dict[str, tuple[float, float]] = field(
-        default_factory=lambda: {
-            "length_scale": (0.25, 4.0),
-            "sdp_ratio": (0.0, 1.0),
-            "noise_scale": (0.0, 2.0),
-            "noise_scale_w": (0.0, 2.0),
-            "style_weight": (0.0, 10.0),
-        }
-    )
-
-
 class WebBackend:
     def __init__(self, service: TtsService) -> None:
         self.service = service
@@ -56,7 +38,6 @@ class WebBackend:
         # Uploads go where users keep their own voices: the first data dir (in the add-on,
         # the backed-up /share folder); downloads go to the download dir.
         self.upload_dir = self.store.data_dirs[0]
-        self.limits = ParamLimits()
         self.dictionary_path: Path | None = service.settings.user_dictionary
         self._text_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-text")
         self._io_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-web-io")
@@ -69,6 +50,10 @@ class WebBackend:
 
     async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._io_pool, func, *args)
+
+    async def in_text_thread(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(*args)`` on the thread that reads texts (OpenJTalk is one per process)."""
+        return await asyncio.get_running_loop().run_in_executor(self._text_pool, func, *args)
 
     # ----- voices -----
 
@@ -123,16 +108,13 @@ class WebBackend:
 
     # ----- synthesis -----
 
-    async def resolve(
-        self, voice: str, style: str | None, given: dict[str, float]
-    ) -> ResolvedVoice:
+    async def resolve(self, voice: str, style: str | None) -> ResolvedVoice:
+        """The voice and style, loading the voice if needed; never downloads one."""
         await self.service.refresh_voices()
         if voice not in self.service.voice_listing.installed:
             # The page never downloads as a side effect: that is the Voices page's button.
             raise UnknownVoiceError(f"voice {voice!r} is not installed")
-        resolved = await self.service.resolve(voice, style)
-        params = dataclasses.replace(resolved.params, **given)  # type: ignore[arg-type]
-        return dataclasses.replace(resolved, params=params)
+        return await self.service.resolve(voice, style)
 
     def check_text(self, text: str) -> str:
         """The text, if there is one and the service takes its length; TextError otherwise."""
@@ -140,14 +122,6 @@ class WebBackend:
             raise TextError("The text is empty")
         self.service.check_text_length(len(text))
         return text
-
-    async def synthesize(
-        self, resolved: ResolvedVoice, text: str, on_pcm: Callable[[bytes], Awaitable[None]]
-    ) -> None:
-        async def on_piece(piece: PcmPiece) -> None:
-            await on_pcm(piece.pcm)
-
-        await self.service.synthesize(resolved, text, on_piece)
 
     # ----- reading -----
 

@@ -38,24 +38,40 @@ def validate(surface: str, reading: str, accent: str) -> Entry:
 
 def save_entry(path: Path, entry: Entry, replace: str | None = None) -> None:
     """Add ``entry``, or put it in place of the word ``replace`` (and of its own surface)."""
+    _save(path, [(entry, replace)], override=True)
+
+
+def import_entries(path: Path, entries: list[Entry], override: bool) -> None:
+    """Add the words of an imported dictionary in one write. A word whose surface the file
+    has already replaces that line with ``override``, and is left out without."""
+    _save(path, [(entry, None) for entry in entries], override)
+
+
+def _save(path: Path, changes: list[tuple[Entry, str | None]], override: bool) -> None:
     text = _read(path)
-    lines = text.splitlines()
     current = {e.surface: e for e in parse_entries(text, str(path))}
-    drop = {current[s].line for s in (replace, entry.surface) if s is not None and s in current}
-    new_line = _csv_line(entry.surface, entry.reading, entry.accent)
-    result: list[str] = []
-    placed = False
-    for number, line in enumerate(lines, start=1):
-        if number in drop:
-            if not placed:
-                result.append(new_line)
-                placed = True
+    placed: dict[int, str] = {}  # line number -> the new line written there
+    dropped: set[int] = set()
+    appended: dict[str, str] = {}  # surface -> new line, for words the file does not have
+    for entry, replace in changes:
+        if entry.surface in current and not override:
             continue
-        result.append(line)
-    if not placed:
-        if not result:
-            result.append(",".join(HEADER))
-        result.append(new_line)
+        new_line = _csv_line(entry.surface, entry.reading, entry.accent)
+        old = [current[s].line for s in (replace, entry.surface) if s is not None and s in current]
+        if old:
+            placed[old[0]] = new_line
+            dropped.update(line for line in old[1:] if line not in placed)
+        else:
+            appended[entry.surface] = new_line
+    result: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number in placed:
+            result.append(placed[number])
+        elif number not in dropped:
+            result.append(line)
+    if appended and not result:
+        result.append(",".join(HEADER))
+    result.extend(appended.values())
     _write_atomically(path, "\n".join(result) + "\n")
 
 

@@ -10,8 +10,8 @@ from ..text.explain import TextReading
 def reading_json(reading: TextReading) -> dict[str, Any]:
     """The text, its rewritten pieces (``from``, ``to`` and the ``rules`` that made them; a
     piece kept as written has ``from == to``: joined, the ``from`` parts give the text and the
-    ``to`` parts the rewritten text) and each sentence's normalized text, kana and accent
-    phrases."""
+    ``to`` parts the rewritten text) and each sentence's text and normalized text. The page
+    takes a sentence's kana and accent phrases from the VOICEVOX API (``/accent_phrases``)."""
     return {
         "text": reading.text,
         "rewritten": reading.rewritten,
@@ -20,15 +20,6 @@ def reading_json(reading: TextReading) -> dict[str, Any]:
             {
                 "text": sentence.text,
                 "normalized": sentence.phonemes.normalized,
-                "kana": sentence.kana,
-                "phrases": [
-                    {
-                        "morae": [m.kana for m in phrase.morae],
-                        "high": [m.high for m in phrase.morae],
-                        "nucleus": phrase.nucleus,
-                    }
-                    for phrase in sentence.phrases
-                ],
             }
             for sentence in reading.sentences
         ],

@@ -1,0 +1,106 @@
+"""VOICEVOX's user dictionary endpoints on ``user_dict.csv``, the Wyoming side's dictionary.
+
+Every change is written atomically (a new file renamed over the old one) under one lock, then
+compiled before the answer, so the next request of either side reads with it. A bad word is
+refused with 422 and the reason, and nothing is written; an import is checked whole first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from aiohttp import web
+
+from .. import dictionary_file
+from ..api_voices import BACKEND
+from .errors import VoicevoxError, json_body, json_response, query_bool, voicevox_errors
+from .words import word_from_query, word_json, word_uuid, words_from_import
+
+EDIT_LOCK = web.AppKey("user_dict_lock", asyncio.Lock)
+
+routes = web.RouteTableDef()
+
+
+def _path(request: web.Request) -> Path:
+    path = request.app[BACKEND].dictionary_path
+    if path is None:
+        raise PermissionError("the user dictionary is not available (see the server log)")
+    return path
+
+
+async def _surface_of(request: web.Request, path: Path) -> str:
+    wanted = request.match_info["word_uuid"]
+    entries = await request.app[BACKEND].in_thread(dictionary_file.read_entries, path)
+    for entry in entries:
+        if word_uuid(entry.surface) == wanted:
+            return str(entry.surface)
+    raise VoicevoxError(422, f"UUIDに該当するワードが見つかりませんでした (no word {wanted})")
+
+
+@routes.get("/user_dict")
+@voicevox_errors
+async def user_dict(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    if backend.dictionary_path is None:
+        return json_response({})
+    entries = await backend.in_thread(dictionary_file.read_entries, backend.dictionary_path)
+    return json_response({word_uuid(e.surface): word_json(e) for e in entries})
+
+
+@routes.post("/user_dict_word")
+@voicevox_errors
+async def add_word(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    path = _path(request)
+    entry = word_from_query(request.query, _values(request))
+    async with request.app[EDIT_LOCK]:
+        await backend.in_thread(dictionary_file.save_entry, path, entry)
+    await backend.refresh_dictionary()
+    return json_response(word_uuid(entry.surface))
+
+
+@routes.put("/user_dict_word/{word_uuid}")
+@voicevox_errors
+async def rewrite_word(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    path = _path(request)
+    entry = word_from_query(request.query, _values(request))
+    async with request.app[EDIT_LOCK]:
+        old = await _surface_of(request, path)
+        await backend.in_thread(dictionary_file.save_entry, path, entry, old)
+    await backend.refresh_dictionary()
+    return web.Response(status=204)
+
+
+@routes.delete("/user_dict_word/{word_uuid}")
+@voicevox_errors
+async def delete_word(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    path = _path(request)
+    async with request.app[EDIT_LOCK]:
+        surface = await _surface_of(request, path)
+        await backend.in_thread(dictionary_file.delete_entry, path, surface)
+    await backend.refresh_dictionary()
+    return web.Response(status=204)
+
+
+@routes.post("/import_user_dict")
+@voicevox_errors
+async def import_user_dict(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    path = _path(request)
+    override = query_bool(request, "override", False)
+    entries = words_from_import(await json_body(request))
+    async with request.app[EDIT_LOCK]:
+        await backend.in_thread(dictionary_file.import_entries, path, entries, override)
+    await backend.refresh_dictionary()
+    return web.Response(status=204)
+
+
+def _values(request: web.Request) -> dict[str, list[str]]:
+    return {
+        key: request.query.getall(key)
+        for key in ("surface", "pronunciation", "accent_type")
+        if key in request.query
+    }

@@ -1,0 +1,198 @@
+"""VOICEVOX's query and synthesis endpoints: ``/audio_query``, ``/accent_phrases``,
+``/mora_data`` (and ``/mora_length``, ``/mora_pitch``), ``/synthesis``, ``/multi_synthesis``.
+
+A query is made from the text the way the Wyoming side reads it (smart-home rewriting, the
+user dictionary, the same sentences), and ``/synthesis`` goes through the same service queue
+as every Wyoming request. ``core_version``, ``enable_katakana_english`` and
+``enable_interrogative_upspeak`` are accepted and ignored (a ``?`` at the end of a phrase
+already asks). ``/synthesis?stream=true`` (this server's own) sends the WAV sentence by
+sentence with its sizes left open, when the query changes neither pitch nor sampling rate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import zipfile
+
+from aiohttp import web
+
+from ...engine import PcmPiece
+from ...service import ResolvedVoice
+from ...text.accent import AccentPhrase, spoken_phrase
+from ...text.with_reading import sentence_phrases
+from ..api_voices import BACKEND
+from ..backend import WebBackend
+from .aquestalk import AquesTalkError, parse_aquestalk
+from .audio import Finisher, wav_header
+from .errors import (
+    VoicevoxError,
+    json_body,
+    json_response,
+    query_bool,
+    query_int,
+    query_text,
+    voicevox_errors,
+)
+from .query import (
+    MORAE_PER_CHARACTER,
+    SynthesisRequest,
+    phrase_json,
+    query_json,
+    read_phrases,
+    read_query,
+)
+from .styles import find_style
+
+routes = web.RouteTableDef()
+
+
+async def _phrases(backend: WebBackend, text: str) -> list[AccentPhrase]:
+    """The accent phrases of ``text``, sentence after sentence, as the engine reads it."""
+    backend.service.check_text_length(len(text))
+    frontend = await backend.service.text_frontend()
+
+    def read() -> list[AccentPhrase]:
+        rewritten = frontend.rewrite(text)
+        return [p for _, phrases in sentence_phrases(frontend, rewritten) for p in phrases]
+
+    return await backend.in_text_thread(read)
+
+
+def _max_morae(backend: WebBackend) -> int:
+    return backend.service.settings.max_text_length * MORAE_PER_CHARACTER
+
+
+@routes.post("/audio_query")
+@voicevox_errors
+async def audio_query(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    text = query_text(request, "text")
+    style = await find_style(backend.service, query_int(request, "speaker"))
+    resolved = await backend.resolve(style.voice, style.style)
+    phrases = await _phrases(backend, text)
+    query = query_json(text, phrases, resolved.params, resolved.voice.sample_rate)
+    return json_response(query)
+
+
+@routes.post("/audio_query_from_preset")
+@voicevox_errors
+async def audio_query_from_preset(request: web.Request) -> web.Response:
+    raise VoicevoxError(422, "該当するプリセットIDが見つかりません (this server has no presets)")
+
+
+@routes.post("/accent_phrases")
+@voicevox_errors
+async def accent_phrases(request: web.Request) -> web.Response:
+    """``speaker`` may be left out here: the reading does not depend on the voice."""
+    backend = request.app[BACKEND]
+    text = query_text(request, "text")
+    if "speaker" in request.query:
+        await find_style(backend.service, query_int(request, "speaker"))
+    if not query_bool(request, "is_kana", False):
+        return json_response([phrase_json(p) for p in await _phrases(backend, text)])
+    backend.service.check_text_length(len(text))
+    try:
+        readings = parse_aquestalk(text)
+    except AquesTalkError as err:
+        raise VoicevoxError(400, err.detail) from None
+    return json_response([phrase_json(spoken_phrase(r, i)) for i, r in enumerate(readings)])
+
+
+@routes.post("/mora_data")
+@routes.post("/mora_length")
+@routes.post("/mora_pitch")
+@voicevox_errors
+async def mora_data(request: web.Request) -> web.Response:
+    """The phrases as given, re-read from their kana: the lengths and pitch are 0 (these
+    models predict them inside the synthesizer, where no client can set them)."""
+    backend = request.app[BACKEND]
+    query_int(request, "speaker")
+    readings = read_phrases(await json_body(request), _max_morae(backend))
+    return json_response([phrase_json(spoken_phrase(r, i)) for i, r in enumerate(readings)])
+
+
+@routes.post("/synthesis")
+@voicevox_errors
+async def synthesis(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    number = query_int(request, "speaker")
+    query = read_query(await json_body(request), _max_morae(backend))
+    finisher, resolved = await _prepare(backend, number, query)
+    if query_bool(request, "stream", False) and finisher.streams:
+        return await _stream(request, backend, finisher, resolved)
+    return web.Response(body=await _wav(backend, finisher, resolved), content_type="audio/wav")
+
+
+@routes.post("/multi_synthesis")
+@voicevox_errors
+async def multi_synthesis(request: web.Request) -> web.Response:
+    """A zip of ``001.wav``, ``002.wav``, ... one per query, all of one sampling rate."""
+    backend = request.app[BACKEND]
+    number = query_int(request, "speaker")
+    body = await json_body(request)
+    if not isinstance(body, list):
+        raise VoicevoxError(422, "the body must be a list of AudioQuery")
+    queries = [read_query(item, _max_morae(backend)) for item in body]
+    if len({q.sample_rate for q in queries}) > 1:
+        raise VoicevoxError(422, "サンプリングレートが異なるクエリがあります")
+    wavs = []
+    for query in queries:
+        wavs.append(await _wav(backend, *await _prepare(backend, number, query)))
+    return web.Response(body=await backend.in_thread(_zip, wavs), content_type="application/zip")
+
+
+async def _prepare(
+    backend: WebBackend, number: int, query: SynthesisRequest
+) -> tuple[Finisher, ResolvedVoice]:
+    style = await find_style(backend.service, number)
+    resolved = await backend.resolve(style.voice, style.style)
+    resolved = dataclasses.replace(resolved, params=query.params(resolved.params))
+    return Finisher(query, resolved.voice.sample_rate), resolved
+
+
+async def _wav(backend: WebBackend, finisher: Finisher, resolved: ResolvedVoice) -> bytes:
+    parts: list[bytes] = []
+
+    async def on_piece(piece: PcmPiece) -> None:
+        parts.append(finisher.piece(piece.pcm))
+
+    await backend.service.synthesize(resolved, finisher.request.reading, on_piece)
+    parts.append(finisher.end())
+    mono = await backend.in_thread(finisher.finish, b"".join(parts))
+    data = finisher.channels_of(mono)
+    return wav_header(finisher.output_rate, finisher.channels, len(data)) + data
+
+
+async def _stream(
+    request: web.Request, backend: WebBackend, finisher: Finisher, resolved: ResolvedVoice
+) -> web.StreamResponse:
+    """The header goes out with the first piece: an error before it is still answered."""
+    response = web.StreamResponse(headers={"Content-Type": "audio/wav"})
+
+    async def write(data: bytes) -> None:
+        if not response.prepared:
+            await response.prepare(request)
+            await response.write(wav_header(finisher.output_rate, finisher.channels))
+        await response.write(finisher.channels_of(data))
+
+    async def on_piece(piece: PcmPiece) -> None:
+        await write(finisher.piece(piece.pcm))
+
+    try:
+        await backend.service.synthesize(resolved, finisher.request.reading, on_piece)
+    except Exception as err:
+        if not response.prepared:
+            raise
+        raise ConnectionResetError(f"synthesis failed: {err}") from err  # end the stream short
+    await write(finisher.end())
+    await response.write_eof()
+    return response
+
+
+def _zip(wavs: list[bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for index, wav in enumerate(wavs, start=1):
+            archive.writestr(f"{index:03d}.wav", wav)
+    return buffer.getvalue()

@@ -1,0 +1,263 @@
+"""VOICEVOX's AudioQuery, AccentPhrase and Mora as JSON, and what they mean for these models.
+
+The fields mean what AivisSpeech Engine made them mean for Style-Bert-VITS2 (its README,
+"AudioQuery 型の仕様変更"):
+
+- ``speedScale``: larger is faster; ``length_scale = 1 / speedScale``.
+- ``intonationScale``: the style's strength: 0-1 is ``style_weight`` 0-1, 1-2 is 1-10.
+- ``tempoDynamicsScale`` (AivisSpeech's own): ``sdp_ratio``: 0-1 is 0-0.2, 1-2 is 0.2-1.
+- ``pitchScale``: the pitch times ``1 + pitchScale``; see audio.py for how.
+- ``kana``: the text as written (what the BERT reads). Empty, absent, or AquesTalk-like
+  notation: the text is the morae themselves.
+- ``accent_phrases``: each mora's ``text`` and each phrase's ``accent`` are read (and
+  ``pause_mora``, ``is_interrogative`` as a ``,`` and a ``?``); ``consonant``, ``vowel``, the
+  lengths and ``pitch`` are ignored (sent as 0).
+- ``noiseScale``, ``noiseScaleW``: this server's own, Style-Bert-VITS2's noise (absent: the
+  server's defaults).
+
+The defaults of a new query are the server's own (``--speed``, ``--style-weight``,
+``--sdp-ratio``), so a query synthesized as it came is the Wyoming side's audio.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ...engine.params import SynthesisParams
+from ...text.accent import MARKS, AccentPhrase, Mora, PhraseReading
+from ...text.normalize import fold_punctuation
+from ...text.with_reading import TextWithReading
+from .aquestalk import AquesTalkError, parse_aquestalk
+from .errors import bad_field, number
+
+SBV2_DEFAULT_STYLE_WEIGHT = 1.0
+SBV2_DEFAULT_SDP_RATIO = 0.2
+_MAX_STYLE_WEIGHT = 10.0
+_VOWELS = frozenset("aiueoN")
+DEFAULT_SILENCE_SECONDS = 0.1
+"""VOICEVOX's and AivisSpeech's ``prePhonemeLength``/``postPhonemeLength``."""
+MIN_RATE, MAX_RATE = 8000, 192000
+"""The output sampling rates accepted (telephone to studio)."""
+MORAE_PER_CHARACTER = 5
+"""A query may hold this many morae per character of ``--max-text-length`` (``W`` alone
+reads ダブリュー, four)."""
+
+
+def intonation_of(style_weight: float) -> float:
+    if style_weight <= SBV2_DEFAULT_STYLE_WEIGHT:
+        return style_weight / SBV2_DEFAULT_STYLE_WEIGHT
+    return 1.0 + (style_weight - SBV2_DEFAULT_STYLE_WEIGHT) / (
+        _MAX_STYLE_WEIGHT - SBV2_DEFAULT_STYLE_WEIGHT
+    )
+
+
+def style_weight_of(intonation: float) -> float:
+    if intonation <= 1.0:
+        return intonation * SBV2_DEFAULT_STYLE_WEIGHT
+    return SBV2_DEFAULT_STYLE_WEIGHT + (intonation - 1.0) * (
+        _MAX_STYLE_WEIGHT - SBV2_DEFAULT_STYLE_WEIGHT
+    )
+
+
+def tempo_of(sdp_ratio: float) -> float:
+    if sdp_ratio <= SBV2_DEFAULT_SDP_RATIO:
+        return sdp_ratio / SBV2_DEFAULT_SDP_RATIO
+    return 1.0 + (sdp_ratio - SBV2_DEFAULT_SDP_RATIO) / (1.0 - SBV2_DEFAULT_SDP_RATIO)
+
+
+def sdp_ratio_of(tempo: float) -> float:
+    if tempo <= 1.0:
+        return tempo * SBV2_DEFAULT_SDP_RATIO
+    return SBV2_DEFAULT_SDP_RATIO + (tempo - 1.0) * (1.0 - SBV2_DEFAULT_SDP_RATIO)
+
+
+# ----- out -----
+
+
+def mora_json(mora: Mora) -> dict[str, Any]:
+    """A mora as VOICEVOX writes it (``cl`` for ッ, ``pau`` for a mark, lengths and pitch 0)."""
+    if mora.is_mark:
+        consonant, vowel = None, "pau"
+    elif mora.phonemes[-1] in _VOWELS:
+        consonant = "".join(mora.phonemes[:-1]) or None
+        vowel = mora.phonemes[-1]
+    else:  # ッ
+        consonant, vowel = None, "cl"
+    return {
+        "text": mora.kana,
+        "consonant": consonant,
+        "consonant_length": 0.0 if consonant else None,
+        "vowel": vowel,
+        "vowel_length": 0.0,
+        "pitch": 0.0,
+    }
+
+
+def phrase_json(phrase: AccentPhrase) -> dict[str, Any]:
+    return {
+        "moras": [mora_json(m) for m in phrase.morae],
+        "accent": phrase.accent,
+        "pause_mora": None,
+        "is_interrogative": bool(phrase.morae) and phrase.morae[-1].kana == "?",
+    }
+
+
+def query_json(
+    text: str, phrases: list[AccentPhrase], defaults: SynthesisParams, sample_rate: int
+) -> dict[str, Any]:
+    """A new AudioQuery: the server's defaults, ``kana`` the text itself."""
+    return {
+        "accent_phrases": [phrase_json(p) for p in phrases],
+        "speedScale": 1.0 / defaults.length_scale,
+        "intonationScale": intonation_of(defaults.style_weight),
+        "tempoDynamicsScale": tempo_of(defaults.sdp_ratio),
+        "pitchScale": 0.0,
+        "volumeScale": 1.0,
+        "prePhonemeLength": DEFAULT_SILENCE_SECONDS,
+        "postPhonemeLength": DEFAULT_SILENCE_SECONDS,
+        "pauseLength": None,
+        "pauseLengthScale": 1.0,
+        "outputSamplingRate": sample_rate,
+        "outputStereo": False,
+        "kana": text,
+    }
+
+
+# ----- in -----
+
+
+@dataclass(frozen=True)
+class SynthesisRequest:
+    """An AudioQuery read: what to say, with which parameters, and how to render the audio."""
+
+    reading: TextWithReading
+    speed: float
+    intonation: float
+    tempo: float
+    pitch: float
+    volume: float
+    pre_seconds: float
+    post_seconds: float
+    pause_length: float | None
+    pause_scale: float
+    sample_rate: int | None
+    """None: the voice's own."""
+    stereo: bool
+    noise_scale: float | None
+    noise_scale_w: float | None
+
+    @property
+    def pitch_factor(self) -> float:
+        return 1.0 + self.pitch
+
+    def params(self, base: SynthesisParams) -> SynthesisParams:
+        """``base`` (the voice and style's) with this query's settings. The pitch is raised by
+        playing longer audio faster (audio.py), so it is synthesized that much longer."""
+        noise = {
+            key: value
+            for key, value in (
+                ("noise_scale", self.noise_scale),
+                ("noise_scale_w", self.noise_scale_w),
+            )
+            if value is not None
+        }
+        return dataclasses.replace(
+            base,
+            length_scale=self.pitch_factor / self.speed,
+            style_weight=style_weight_of(self.intonation),
+            sdp_ratio=sdp_ratio_of(self.tempo),
+            pause_seconds=None if self.pause_length is None else self.pause_length / self.speed,
+            pause_scale=self.pause_scale,
+            **noise,  # type: ignore[arg-type]
+        )
+
+
+def read_phrases(raw: Any, max_morae: int) -> tuple[PhraseReading, ...]:
+    """The readings of VOICEVOX accent phrases (422 naming the first bad field)."""
+    if not isinstance(raw, list):
+        raise bad_field("accent_phrases", "Input should be a valid list", raw, "list_type")
+    phrases: list[PhraseReading] = []
+    total = 0
+    for index, item in enumerate(raw):
+        where = f"accent_phrases.{index}"
+        if not isinstance(item, dict) or not isinstance(item.get("moras"), list):
+            raise bad_field(where, "Input should be an object with 'moras'", item, "model_type")
+        kana = [_mora_text(m, f"{where}.moras.{i}") for i, m in enumerate(item["moras"])]
+        pause = item.get("pause_mora")
+        if item.get("is_interrogative") is True and (not kana or kana[-1] != "?"):
+            kana.append("?")
+        if isinstance(pause, dict) and (not kana or kana[-1] not in MARKS):
+            kana.append(",")
+        accent = item.get("accent")
+        if isinstance(accent, bool) or not isinstance(accent, int):
+            message = "Input should be a valid integer"
+            raise bad_field(f"{where}.accent", message, accent, "int_type")
+        total += len(kana)
+        if total > max_morae:
+            raise bad_field("accent_phrases", f"more than {max_morae} morae", None, "too_long")
+        phrases.append(PhraseReading(tuple(kana), accent))
+    return tuple(phrases)
+
+
+def _mora_text(mora: Any, where: str) -> str:
+    text = mora.get("text") if isinstance(mora, dict) else None
+    if not isinstance(text, str) or not text:
+        raise bad_field(f"{where}.text", "Input should be a valid string", text, "string_type")
+    folded = fold_punctuation(text)
+    return folded if folded in MARKS else text
+
+
+def read_query(body: Any, max_morae: int) -> SynthesisRequest:
+    """An AudioQuery as sent to ``/synthesis`` (422 naming the first bad field)."""
+    if not isinstance(body, dict):
+        raise bad_field("", "Input should be a valid dictionary", body, "dict_type")
+    phrases = read_phrases(body.get("accent_phrases"), max_morae)
+    kana = body.get("kana")
+    if kana is not None and not isinstance(kana, str):
+        raise bad_field("kana", "Input should be a valid string", kana, "string_type")
+    reading = _reading(kana, phrases)
+    speed = number(body, "speedScale", 0.25, 4.0, 1.0)
+    pause = body.get("pauseLength")
+    rate = body.get("outputSamplingRate")
+    if rate is not None and (
+        isinstance(rate, bool) or not isinstance(rate, int) or not MIN_RATE <= rate <= MAX_RATE
+    ):
+        message = f"Input should be a whole number from {MIN_RATE} to {MAX_RATE}"
+        raise bad_field("outputSamplingRate", message, rate, "range")
+    stereo = body.get("outputStereo", False)
+    if not isinstance(stereo, bool):
+        raise bad_field("outputStereo", "Input should be a valid boolean", stereo, "bool_type")
+    return SynthesisRequest(
+        reading=reading,
+        speed=speed,
+        intonation=number(body, "intonationScale", 0.0, 2.0, 1.0),
+        tempo=number(body, "tempoDynamicsScale", 0.0, 2.0, 1.0),
+        pitch=number(body, "pitchScale", -0.5, 0.5, 0.0),
+        volume=number(body, "volumeScale", 0.0, 20.0, 1.0),
+        pre_seconds=number(body, "prePhonemeLength", 0.0, 10.0, DEFAULT_SILENCE_SECONDS),
+        post_seconds=number(body, "postPhonemeLength", 0.0, 10.0, DEFAULT_SILENCE_SECONDS),
+        pause_length=None if pause is None else number(body, "pauseLength", 0.0, 10.0),
+        pause_scale=number(body, "pauseLengthScale", 0.0, 10.0, 1.0),
+        sample_rate=rate,
+        stereo=stereo,
+        noise_scale=_optional(body, "noiseScale"),
+        noise_scale_w=_optional(body, "noiseScaleW"),
+    )
+
+
+def _optional(body: dict[str, Any], key: str) -> float | None:
+    return None if body.get(key) is None else number(body, key, 0.0, 2.0)
+
+
+def _reading(kana: str | None, phrases: tuple[PhraseReading, ...]) -> TextWithReading:
+    """The text the query speaks: ``kana`` as written, unless it is empty or VOICEVOX's
+    AquesTalk-like notation (then the morae are the text)."""
+    if not kana or not kana.strip():
+        return TextWithReading.from_phrases(phrases)
+    try:
+        parse_aquestalk(kana)
+    except AquesTalkError:
+        return TextWithReading(kana, phrases)
+    return TextWithReading.from_phrases(phrases)

@@ -111,7 +111,7 @@ def test_a_changed_reading_changes_the_phonemes_and_keeps_the_bert_text() -> Non
     [
         (PhraseReading(("x",), 1), "is not kana"),
         (PhraseReading(("ー", "ア"), 1), "must follow"),
-        (PhraseReading(("ーア",), 1), "is empty"),
+        (PhraseReading(("ーア",), 1), "starts with ー"),
     ],
 )
 def test_a_reading_that_cannot_be_spoken_is_refused(phrase: PhraseReading, words: str) -> None:

@@ -6,17 +6,14 @@ from __future__ import annotations
 import ipaddress
 import logging
 
-import numpy as np
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_utils import (
     MAX_TEXT,
-    QUIET,
     WebFixture,
     api_site_fixture,
     error_of,
     model_cache_fixture,
-    parse_wav,
 )
 
 from wyoming_hayakoe.cli import parse_args
@@ -56,69 +53,9 @@ async def test_pages_follow_the_ingress_path(site: tuple[WebFixture, TestClient]
     assert (await client.get("/static/../app.py")).status in (403, 404)
 
 
-# ----- synthesis -----
-
-
-async def test_synthesize_streams_a_wav(site: tuple[WebFixture, TestClient]) -> None:
-    _, client = site
-    request = {"text": "こんにちは。元気ですか？", "voice": "tiny", "style": "Happy", **QUIET}
-    response = await client.post("/api/synthesize", json=request)
-    assert response.status == 200 and response.headers["Content-Type"] == "audio/wav"
-    assert response.headers["X-Sample-Rate"] == "44100" and response.headers["X-Style"] == "Happy"
-    assert "Content-Length" not in response.headers  # streamed, sentence by sentence
-    rate, pcm = parse_wav(await response.read())
-    assert rate == 44100 and len(pcm) > 0.3 * rate * 2 and len(pcm) % 2 == 0
-    again = parse_wav(await (await client.post("/api/synthesize", json=request)).read())[1]
-    # The same audio; windows planned from the measured speed may round one sample 1 LSB apart.
-    first, second = (np.frombuffer(data, dtype="<i2").astype(int) for data in (pcm, again))
-    assert first.shape == second.shape and np.abs(first - second).max() <= 1
-    slower = await client.post("/api/synthesize", json={**request, "length_scale": 2.0})
-    assert len(parse_wav(await slower.read())[1]) > 1.5 * len(pcm)
-
-
-async def test_synthesize_sends_each_sentence_as_it_is_ready(
-    site: tuple[WebFixture, TestClient],
-) -> None:
-    _, client = site
-    text = "おはようございます。今日は晴れです。傘はいりません。"
-    response = await client.post("/api/synthesize", json={"text": text, "voice": "tiny"})
-    pieces: list[bytes] = []
-    chunk_ended = True
-    async for data, end_of_chunk in response.content.iter_chunks():
-        if chunk_ended:
-            pieces.append(b"")
-        pieces[-1] += data
-        chunk_ended = end_of_chunk
-    # The header, then at least one HTTP chunk per sentence: written as synthesized.
-    assert len(pieces[0]) == 44 and len(pieces) >= 1 + 3
-    assert b"".join(pieces[1:]) and all(len(piece) % 2 == 0 for piece in pieces[1:])
-
-
-@pytest.mark.parametrize(
-    ("request_body", "status", "words"),
-    [
-        ({"text": "はい", "voice": "nobody"}, 404, "not installed"),
-        ({"text": "はい", "voice": "../tiny"}, 404, "not installed"),
-        ({"text": "はい", "voice": "tiny", "style": "Sleepy"}, 404, "no style"),
-        ({"text": "あ" * (MAX_TEXT + 1), "voice": "tiny"}, 400, "limit"),
-        ({"text": "   ", "voice": "tiny"}, 400, "empty"),
-        ({"text": 5, "voice": "tiny"}, 400, "string"),
-        ({"text": "はい", "voice": "tiny", "length_scale": 0}, 400, "length_scale"),
-        ({"text": "はい", "voice": "tiny", "noise_scale": "loud"}, 400, "number"),
-        ({"text": "はい", "voice": "tiny", "sdp_ratio": 1e309}, 400, "sdp_ratio"),
-        ({"text": "はい"}, 400, "voice"),
-    ],
-)
-async def test_synthesize_rejects_bad_input(
-    site: tuple[WebFixture, TestClient], request_body: dict[str, object], status: int, words: str
-) -> None:
-    _, client = site
-    assert words in await error_of(await client.post("/api/synthesize", json=request_body), status)
-
-
 async def test_not_json_is_refused(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
-    for path in ("/api/synthesize", "/api/reading", "/api/dictionary/check"):
+    for path in ("/api/reading", "/api/dictionary/check"):
         assert "JSON" in await error_of(await client.post(path, data=b"{oops"), 400)
         assert "object" in await error_of(await client.post(path, json=[1]), 400)
 
@@ -126,7 +63,7 @@ async def test_not_json_is_refused(site: tuple[WebFixture, TestClient]) -> None:
 # ----- reading -----
 
 
-async def test_reading_shows_rewrites_kana_and_accent(site: tuple[WebFixture, TestClient]) -> None:
+async def test_reading_shows_rewrites_and_sentences(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
     text = "7:30に電気を消して。箸と橋と端。"
     reading = await (await client.post("/api/reading", json={"text": text})).json()
@@ -138,13 +75,13 @@ async def test_reading_shows_rewrites_kana_and_accent(site: tuple[WebFixture, Te
         "七時三十分に電気を消して.",
         "箸と橋と端.",
     ]
-    first = reading["sentences"][0]
-    assert first["kana"].startswith("シチジサンジュップンニ")
-    phrase = first["phrases"][0]
-    assert phrase["morae"][:2] == ["シ", "チ"] and len(phrase["morae"]) == len(phrase["high"])
-    chopsticks, bridge = reading["sentences"][1]["phrases"][:2]
-    assert chopsticks == {"morae": ["ハ", "シ", "ト"], "high": [True, False, False], "nucleus": 1}
-    assert bridge["high"][:2] == [False, True] and bridge["nucleus"] == 2
+    # The kana and accents of a sentence are VOICEVOX's /accent_phrases (as the page asks).
+    phrases = await (
+        await client.post("/accent_phrases", params={"text": reading["sentences"][1]["text"]})
+    ).json()
+    chopsticks, bridge = phrases[:2]
+    assert [m["text"] for m in chopsticks["moras"]] == ["ハ", "シ", "ト"]
+    assert chopsticks["accent"] == 1 and bridge["accent"] == 2
     too_long = await client.post("/api/reading", json={"text": "あ" * (MAX_TEXT + 1)})
     assert "limit" in await error_of(too_long, 400)
 
@@ -161,7 +98,7 @@ async def test_only_allowed_addresses_are_served(site: tuple[WebFixture, TestCli
     ):
         app = create_app(fixture.backend, allowed=[ipaddress.ip_network(n) for n in networks])
         async with TestClient(TestServer(app)) as client:
-            for path in ("/", "/api/voices"):
+            for path in ("/", "/api/voices", "/speakers", "/version"):
                 assert (await client.get(path)).status == status
 
 

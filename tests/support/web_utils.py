@@ -63,6 +63,7 @@ async def web_service(
     local_files_only: bool = True,
     limits: UploadLimits | None = None,
     share: Path | None = None,
+    params: SynthesisParams | None = None,
 ) -> AsyncIterator[WebFixture]:
     """A service with the tiny voice loaded (``cache`` keeps the prepared models between
     tests) and the web app on it. ``share`` is a user's folder before ``data`` (as the
@@ -71,7 +72,7 @@ async def web_service(
     store = VoiceStore(dirs, data, local_files_only=local_files_only, catalog=catalog or {})
     settings = ServiceSettings(
         default_voice="tiny",
-        params=SynthesisParams(),
+        params=params or SynthesisParams(),
         max_text_length=MAX_TEXT,
         streaming=True,
         local_files_only=local_files_only,

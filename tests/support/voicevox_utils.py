@@ -1,0 +1,69 @@
+"""Helpers of the VOICEVOX API tests: WAVs read with the standard library (not with the
+server's own writer), and the tiny voice's style ids worked out from AivisSpeech Engine's
+rule as its README states it (an oracle written apart from web/voicevox/styles.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import uuid
+import wave
+from dataclasses import dataclass
+
+import numpy as np
+
+QUIET_QUERY = {"tempoDynamicsScale": 0.0, "noiseScale": 0.0, "noiseScaleW": 0.0}
+"""Query fields for deterministic audio (sdp_ratio 0, no noise)."""
+
+
+@dataclass(frozen=True)
+class Wav:
+    rate: int
+    channels: int
+    samples: np.ndarray
+    """int16, ``[frames, channels]``."""
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / self.rate
+
+    @property
+    def mono(self) -> np.ndarray:
+        return self.samples[:, 0]
+
+
+def read_wav(data: bytes) -> Wav:
+    with wave.open(io.BytesIO(data)) as reader:
+        assert reader.getsampwidth() == 2 and reader.getcomptype() == "NONE"
+        frames = reader.readframes(reader.getnframes())
+        channels = reader.getnchannels()
+        samples = np.frombuffer(frames, dtype="<i2").reshape(-1, channels)
+        return Wav(reader.getframerate(), channels, samples)
+
+
+def aivisspeech_style_id(speaker_uuid: str, local_id: int) -> int:
+    """README: MD5 of the UUID, its low 27 bits, then the 5-bit local id, in a 32-bit integer
+    (aivm_infos_repository.py clears the sign bit: the ids are never negative)."""
+    low = int.from_bytes(hashlib.md5(speaker_uuid.encode()).digest(), "big") % (1 << 27)
+    return (low * 32 + local_id % 32) % (1 << 31)
+
+
+def hayakoe_speaker_uuid(voice: str) -> str:
+    """README: a voice without a UUID of its own (the rule documented for HayaKoe voices)."""
+    return str(
+        uuid.uuid5(
+            uuid.NAMESPACE_URL, "https://github.com/wyoming-hayakoe/wyoming-hayakoe#" + voice
+        )
+    )
+
+
+def trim_zeros(samples: np.ndarray) -> tuple[int, np.ndarray, int]:
+    """(zeros before, the rest, zeros after) of a mono signal."""
+    nonzero = np.flatnonzero(samples)
+    if not len(nonzero):
+        return len(samples), samples[:0], 0
+    return (
+        int(nonzero[0]),
+        samples[nonzero[0] : nonzero[-1] + 1],
+        len(samples) - 1 - int(nonzero[-1]),
+    )

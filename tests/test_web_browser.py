@@ -16,12 +16,11 @@ import pytest
 import pytest_asyncio
 from aiohttp import ClientSession
 from browser_utils import INGRESS_PREFIX, Site, ingress_proxy, open_site, serve_app
+from voicevox_utils import QUIET_QUERY, hayakoe_speaker_uuid, read_wav
 from web_utils import (
-    QUIET,
     catalog_download,
     copy_tiny_data,
     model_cache_fixture,
-    parse_wav,
     tiny_voice_zip,
     tree,
     web_service,
@@ -49,6 +48,7 @@ PANEL_STATE = """(id) => {
     };
 }"""
 PAGES = {"voices": "", "try": "try", "reading": "reading", "dictionary": "dictionary"}
+TINY_UUID = hayakoe_speaker_uuid("tiny")
 
 pytestmark = [
     pytest.mark.slow,
@@ -152,14 +152,15 @@ async def test_voices_page_lists_the_voice(site: Site) -> None:
 async def test_play_gives_audio_of_the_servers_length(site: Site) -> None:
     page = site.page
     await site.open("try")
-    await page.wait_for_selector('#voice option[value="tiny"]', state="attached")
+    await page.wait_for_selector(f'#voice option[value="{TINY_UUID}"]', state="attached")
     assert not await page.is_visible("#save-wav")  # nothing to save yet
     text = "こんにちは。今日はいい天気ですね。"
     await page.fill("#text", text)
-    await page.select_option("#voice", "tiny")
-    await page.select_option("#style", "Happy")
+    await page.select_option("#voice", label="tiny")
+    await page.select_option("#style", label="Happy")
+    style_id = int(await page.inner_text("#style-id"))
     await page.click("details summary")
-    for key, value in QUIET.items():
+    for key, value in QUIET_QUERY.items():
         await page.fill(f"#{key}", str(value))
     await page.click("#play")
     await page.wait_for_function("document.getElementById('audio').src.startsWith('blob:')")
@@ -171,10 +172,13 @@ async def test_play_gives_audio_of_the_servers_length(site: Site) -> None:
         })"""
     )
     async with ClientSession() as session:
-        request = {"text": text, "voice": "tiny", "style": "Happy", **QUIET}
-        async with session.post(site.url + "api/synthesize", json=request) as response:
-            rate, pcm = parse_wav(await response.read())
-    assert duration == pytest.approx(len(pcm) / 2 / rate, abs=0.002)
+        params = {"text": text, "speaker": style_id}
+        async with session.post(site.url + "audio_query", params=params) as response:
+            query = {**await response.json(), **QUIET_QUERY}
+        params = {"speaker": style_id}
+        async with session.post(site.url + "synthesis", params=params, json=query) as response:
+            wav = read_wav(await response.read())
+    assert duration == pytest.approx(wav.seconds, abs=0.002)
     assert (await page.inner_text("#first-sound")).endswith(" s")
     assert (await page.inner_text("#total-time")).endswith(" s")
     assert await page.get_attribute("#save-wav", "href") is not None
@@ -243,7 +247,9 @@ async def test_pages_work_under_the_ingress_prefix(
             await site.page.wait_for_selector("svg.accent")
             assert site.page.url == f"{site.url}/reading"
             await site.page.click("nav >> text=Try")
-            await site.page.wait_for_selector('#voice option[value="tiny"]', state="attached")
+            await site.page.wait_for_selector(
+                f'#voice option[value="{TINY_UUID}"]', state="attached"
+            )
             await site.page.click("#play")
             await site.page.wait_for_function(
                 "document.getElementById('audio').src.startsWith('blob:')"

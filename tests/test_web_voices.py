@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from aiohttp import FormData
 from aiohttp.test_utils import TestClient
+from voicevox_utils import AIVMX_FIXTURE_SPEAKERS, hayakoe_speaker_uuid, speak
 from web_utils import (
     UPLOAD_LIMITS,
     WebFixture,
@@ -17,7 +18,6 @@ from web_utils import (
     copy_tiny_data,
     error_of,
     model_cache_fixture,
-    parse_wav,
     tiny_voice_zip,
     tree,
     web_client,
@@ -66,9 +66,7 @@ async def test_voice_list_shows_the_self_check_and_the_speed_measured_here(
     site: tuple[WebFixture, TestClient],
 ) -> None:
     _, client = site
-    spoken = await client.post("/api/synthesize", json={"text": "こんにちは。", "voice": "tiny"})
-    assert spoken.status == 200
-    await spoken.read()
+    await speak(client, hayakoe_speaker_uuid("tiny"), "こんにちは。")
     voices = (await (await client.get("/api/voices")).json())["voices"]
     tiny = next(v for v in voices if v["name"] == "tiny")
     assert tiny["self_check_passed"] is True and "of the peak" in tiny["self_check"]
@@ -114,10 +112,7 @@ async def test_download_shows_progress_and_installs(
             await error_of(await client.post("/api/voices/tiny-dl/download"), 409)
             await error_of(await client.post("/api/voices/nowhere/download"), 404)
             # The downloaded voice speaks.
-            spoken = await client.post(
-                "/api/synthesize", json={"text": "はい。", "voice": "tiny-dl"}
-            )
-            assert spoken.status == 200 and len(parse_wav(await spoken.read())[1]) > 0
+            assert len((await speak(client, hayakoe_speaker_uuid("tiny-dl"))).mono) > 0
 
 
 async def _wait_for_download(client: TestClient, name: str) -> dict[str, object]:
@@ -158,9 +153,8 @@ async def test_upload_zip_and_aivmx(site: tuple[WebFixture, TestClient]) -> None
     assert kept.read_bytes() == AIVMX_FIXTURE.read_bytes()
     listed = {v["name"]: v for v in (await (await client.get("/api/voices")).json())["voices"]}
     assert listed["aivm-voice-0"]["installed"] and listed["aivm-voice-0"]["attribution_name"]
-    for voice in ("tiny-zip", "aivm-voice-0"):
-        spoken = await client.post("/api/synthesize", json={"text": "はい。", "voice": voice})
-        assert spoken.status == 200 and len(parse_wav(await spoken.read())[1]) > 0
+    for speaker in (hayakoe_speaker_uuid("tiny-zip"), AIVMX_FIXTURE_SPEAKERS["あおい"]):
+        assert len((await speak(client, speaker)).mono) > 0
 
 
 @pytest.mark.parametrize(

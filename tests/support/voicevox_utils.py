@@ -9,6 +9,7 @@ import io
 import uuid
 import wave
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -67,3 +68,22 @@ def trim_zeros(samples: np.ndarray) -> tuple[int, np.ndarray, int]:
         samples[nonzero[0] : nonzero[-1] + 1],
         len(samples) - 1 - int(nonzero[-1]),
     )
+
+
+AIVMX_FIXTURE_SPEAKERS = {
+    "あおい": "a6580cf5-e5fe-573d-b8a8-4ccfcccda6e1",
+    "そら": "55150642-78c4-5b81-9403-8f73b0e6a47a",
+}
+"""The speaker UUIDs in the manifest of tests/fixtures/aivmx/test-voice.aivmx."""
+
+
+async def speak(client: Any, speaker_uuid: str, text: str = "はい。") -> Wav:
+    """``text`` in the first style of a speaker, through /audio_query and /synthesis."""
+    speakers = await (await client.get("/speakers")).json()
+    speaker = next(s for s in speakers if s["speaker_uuid"] == speaker_uuid)
+    style = speaker["styles"][0]["id"]
+    made = await client.post("/audio_query", params={"text": text, "speaker": style})
+    assert made.status == 200, await made.text()
+    spoken = await client.post("/synthesis", params={"speaker": style}, json=await made.json())
+    assert spoken.status == 200, await spoken.text()
+    return read_wav(await spoken.read())

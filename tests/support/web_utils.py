@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import struct
 import zipfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,8 +27,6 @@ from wyoming_hayakoe.web.uploads import UploadLimits
 
 MAX_TEXT = 400
 UPLOAD_LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)
-# Deterministic synthesis: the same request gives the same samples.
-QUIET = {"sdp_ratio": 0.0, "noise_scale": 0.0, "noise_scale_w": 0.0}
 
 
 def copy_tiny_data(target: Path) -> Path:
@@ -132,15 +129,6 @@ async def error_of(response: ClientResponse, status: int) -> str:
     body = await response.json()
     assert body["error"]
     return str(body["error"])
-
-
-def parse_wav(data: bytes) -> tuple[int, bytes]:
-    """(sample rate, PCM) of the page's WAV (streamed header: sizes left open)."""
-    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE" and data[36:40] == b"data"
-    channels, rate = struct.unpack("<HI", data[22:28])
-    bits = struct.unpack("<H", data[34:36])[0]
-    assert (channels, bits) == (1, 16)
-    return rate, data[44:]
 
 
 def tiny_voice_zip(top: str | None = "tiny-zip", extra: dict[str, bytes] | None = None) -> bytes:

@@ -1,6 +1,8 @@
 "use strict";
-// Pitch accent drawings: one SVG per accent phrase, a dot per mora (filled high, hollow low)
-// joined by a line, and a red triangle over the accent nucleus (the mora after which it falls).
+// Pitch accent drawings of VOICEVOX accent phrases (/accent_phrases): one SVG per phrase, a dot
+// per spoken mora (filled high, hollow low) joined by a line, and a red triangle over the
+// accent nucleus (the mora after which the pitch falls). The pitch follows from the accent by
+// the Tokyo rule, as the server speaks it; marks (vowel "pau") are not drawn.
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MORA_WIDTH = 26, HIGH_Y = 10, LOW_Y = 30, KANA_Y = 54;
 
@@ -11,31 +13,53 @@ function svg(tag, attrs, text) {
   return node;
 }
 
+function isMark(mora) { return mora.vowel === "pau"; }
+
+// Which morae are high: accent 1 is high on the first mora only, any other accent low on the
+// first and high from the second up to the accent.
+function highMorae(phrase) {
+  return phrase.moras.map((mora, i) =>
+    !isMark(mora) && (phrase.accent === 1 ? i === 0 : i > 0 && i < phrase.accent));
+}
+
 function drawPhrase(phrase) {
-  const count = phrase.morae.length;
-  const width = count * MORA_WIDTH;
+  const highs = highMorae(phrase);
+  const spoken = phrase.moras.map((m, i) => i).filter((i) => !isMark(phrase.moras[i]));
+  const morae = spoken.map((i) => phrase.moras[i].text);
+  const high = spoken.map((i) => highs[i]);
+  const last = spoken.length ? spoken[spoken.length - 1] : -1;
+  const nucleus = phrase.accent - 1 < last ? spoken.indexOf(phrase.accent - 1) + 1 : 0;
+  const count = morae.length;
+  const width = Math.max(count, 1) * MORA_WIDTH;
   const drawing = svg("svg", {
     class: "accent", width, height: 62, viewBox: `0 -4 ${width} 66`, role: "img",
-    "aria-label": phrase.morae.map((m, i) => m + (phrase.high[i] ? "↑" : "↓")).join(""),
-    "data-nucleus": phrase.nucleus,
+    "aria-label": morae.map((m, i) => m + (high[i] ? "↑" : "↓")).join(""),
+    "data-nucleus": nucleus,
   });
   const x = (i) => i * MORA_WIDTH + MORA_WIDTH / 2;
-  const y = (i) => (phrase.high[i] ? HIGH_Y : LOW_Y);
-  const points = phrase.morae.map((_, i) => `${x(i)},${y(i)}`).join(" ");
+  const y = (i) => (high[i] ? HIGH_Y : LOW_Y);
+  const points = morae.map((_, i) => `${x(i)},${y(i)}`).join(" ");
   drawing.append(svg("polyline", { class: "line", points }));
-  phrase.morae.forEach((mora, i) => {
-    drawing.append(svg("circle", { class: phrase.high[i] ? "high" : "low", cx: x(i), cy: y(i), r: 4.5 }));
+  morae.forEach((mora, i) => {
+    drawing.append(svg("circle", { class: high[i] ? "high" : "low", cx: x(i), cy: y(i), r: 4.5 }));
     drawing.append(svg("text", { x: x(i), y: KANA_Y }, mora));
   });
-  if (phrase.nucleus > 0 && phrase.nucleus <= count) {
-    const cx = x(phrase.nucleus - 1);
+  if (nucleus > 0 && nucleus <= count) {
+    const cx = x(nucleus - 1);
     drawing.append(svg("path", { class: "nucleus", d: `M${cx - 5},-3 L${cx + 5},-3 L${cx},4 Z` }));
   }
   return drawing;
 }
 
 function drawPhrases(phrases) {
-  return el("div", { class: "phrases" }, phrases.map(drawPhrase));
+  const spoken = phrases.filter((p) => p.moras.some((m) => !isMark(m)));
+  return el("div", { class: "phrases" }, spoken.map(drawPhrase));
+}
+
+// The kana and accent phrases of one sentence, from the VOICEVOX API.
+async function sentenceReading(text) {
+  const phrases = await api(`accent_phrases?${new URLSearchParams({ text })}`, { method: "POST" });
+  return { phrases, kana: phrases.map((p) => p.moras.map((m) => m.text).join("")).join("") };
 }
 
 // A rule's name in the page's language: "単位: %", "ユーザー辞書 4行目".
@@ -62,11 +86,11 @@ function rewritesView(reading) {
   return shown ? box : el("p", { class: "muted" }, WORDS.no_rewrites);
 }
 
-function sentenceView(sentence) {
+function sentenceView(sentence, reading) {
   const field = (label, value, cls) =>
     el("div", { class: "field" }, el("span", { class: "label" }, label), el("span", { class: cls || "" }, value));
   return el("section", { class: "panel sentence" },
     field(WORDS.normalized, sentence.normalized),
-    field(WORDS.kana, sentence.kana, "kana"),
-    el("div", { class: "field" }, el("span", { class: "label" }, WORDS.accent), drawPhrases(sentence.phrases)));
+    field(WORDS.kana, reading.kana, "kana"),
+    el("div", { class: "field" }, el("span", { class: "label" }, WORDS.accent), drawPhrases(reading.phrases)));
 }

@@ -18,10 +18,16 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// The page's own endpoints answer {"error": ...}; the VOICEVOX API {"detail": ...}, a text,
+// a list of bad fields, or (AquesTalk-like kana) an object with its text.
 async function errorText(response) {
   try {
     const body = await response.json();
     if (body && body.error) return body.error;
+    const detail = body && body.detail;
+    if (typeof detail === "string") return detail;
+    if (Array.isArray(detail)) return detail.map((d) => `${(d.loc || []).join(".")}: ${d.msg}`).join("; ");
+    if (detail && detail.text) return detail.text;
   } catch (err) { /* not JSON */ }
   return `HTTP ${response.status}`;
 }
@@ -37,6 +43,13 @@ async function api(path, options) {
   const response = await fetch(path, init);
   if (!response.ok) throw new Error(await errorText(response));
   return response.json();
+}
+
+// A request whose answer is not JSON (a 204): only its status is checked.
+async function fetchOk(path, init) {
+  const response = await fetch(path, init);
+  if (!response.ok) throw new Error(await errorText(response));
+  return response;
 }
 
 function showMessage(target, text, kind) {
@@ -71,23 +84,28 @@ function wavBlob(pcmParts, sampleRate) {
   return new Blob([header.buffer, ...pcmParts], { type: "audio/wav" });
 }
 
-// Fetch streamed speech and play each piece through WebAudio as soon as it arrives.
-// Resolves with the complete WAV once the server is done.
-async function streamSpeech(request, { play = true, signal, onFirstSound } = {}) {
+// The installed voices as VOICEVOX speakers (the default voice first), each style with its id.
+async function speakers() {
+  return api("speakers");
+}
+
+// Speech through the VOICEVOX API: /audio_query for the text and style id, the query's
+// fields changed by `fields`, then /synthesis?stream=true played piece by piece through
+// WebAudio as it arrives. Resolves with the complete WAV once the server is done.
+async function streamSpeech({ text, speaker, fields }, { play = true, signal, onFirstSound } = {}) {
   const started = performance.now();
-  const response = await fetch("api/synthesize", {
+  const params = new URLSearchParams({ text, speaker });
+  const query = await api(`audio_query?${params}`, { method: "POST", signal });
+  Object.assign(query, fields || {});
+  const response = await fetch(`synthesis?${new URLSearchParams({ speaker, stream: "true" })}`, {
     method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(request), signal,
+    body: JSON.stringify(query), signal,
   });
   if (!response.ok) throw new Error(await errorText(response));
-  const rate = Number(response.headers.get("X-Sample-Rate"));
   const reader = response.body.getReader();
-  let context = null;
-  if (play && window.AudioContext) {
-    try { context = new AudioContext({ sampleRate: rate }); } catch (err) { context = null; }
-  }
+  let context = null, rate = 0;
   const parts = [];
-  let headerLeft = 44, carry = null, nextTime = 0, firstSound = null;
+  let header = new Uint8Array(0), carry = null, nextTime = 0, firstSound = null;
   const schedule = (bytes) => {
     if (firstSound === null) {
       firstSound = (performance.now() - started) / 1000;
@@ -110,10 +128,15 @@ async function streamSpeech(request, { play = true, signal, onFirstSound } = {})
       const { done, value } = await reader.read();
       if (done) break;
       let bytes = value;
-      if (headerLeft > 0) {
-        const skip = Math.min(headerLeft, bytes.length);
-        headerLeft -= skip;
-        bytes = bytes.subarray(skip);
+      if (!rate) {  // the 44-byte WAV header first: its sample rate is at byte 24
+        const joined = new Uint8Array(header.length + bytes.length);
+        joined.set(header); joined.set(bytes, header.length);
+        if (joined.length < 44) { header = joined; continue; }
+        rate = new DataView(joined.buffer).getUint32(24, true);
+        bytes = joined.subarray(44);
+        if (play && window.AudioContext) {
+          try { context = new AudioContext({ sampleRate: rate }); } catch (err) { context = null; }
+        }
       }
       if (carry) { const joined = new Uint8Array(carry.length + bytes.length); joined.set(carry); joined.set(bytes, carry.length); bytes = joined; carry = null; }
       if (bytes.length % 2) { carry = bytes.slice(bytes.length - 1); bytes = bytes.subarray(0, bytes.length - 1); }
@@ -131,9 +154,4 @@ async function streamSpeech(request, { play = true, signal, onFirstSound } = {})
     blob: wavBlob(parts, rate), rate, samples, context, firstSound,
     total: (performance.now() - started) / 1000,
   };
-}
-
-async function installedVoices() {
-  const { voices } = await api("api/voices");
-  return voices.filter((voice) => voice.installed);
 }

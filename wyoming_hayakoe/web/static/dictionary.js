@@ -1,61 +1,58 @@
 "use strict";
-// Dictionary page: the user dictionary as a table; each change previewed before and after.
-let previewVoice = null;
+// Dictionary page: the user dictionary (VOICEVOX's /user_dict API on user_dict.csv) as a table;
+// each change previewed before and after, reading and audio.
+let previewStyle = null;
 
-function wordRow(entry) {
-  return el("tr", { "data-surface": entry.surface },
-    el("td", {}, entry.surface), el("td", {}, entry.reading), el("td", {}, entry.accent),
+function wordRow(id, word) {
+  return el("tr", { "data-surface": word.surface },
+    el("td", {}, word.surface), el("td", {}, word.pronunciation), el("td", {}, word.accent_type),
     el("td", {}, WORDS.priority_value),
     el("td", {}, el("div", { class: "actions" },
-      el("button", { type: "button", class: "secondary edit", onclick: () => edit(entry) }, WORDS.edit),
-      el("button", { type: "button", class: "danger delete", onclick: () => removeWord(entry.surface) }, WORDS.delete))));
+      el("button", { type: "button", class: "secondary edit", onclick: () => edit(id, word) }, WORDS.edit),
+      el("button", { type: "button", class: "danger delete", onclick: () => removeWord(id, word.surface) }, WORDS.delete))));
 }
 
 async function loadWords() {
   try {
-    const body = await api("api/dictionary");
-    if (!body.available) {
+    const status = await api("api/dictionary");
+    if (!status.available) {
       showMessage("message", WORDS.dictionary_off, "error");
       $("word-form").hidden = true;
     }
-    $("words").replaceChildren(...(body.entries.length
-      ? body.entries.map(wordRow)
+    const words = Object.entries(await api("user_dict"));
+    $("words").replaceChildren(...(words.length
+      ? words.map(([id, word]) => wordRow(id, word))
       : [el("tr", {}, el("td", { colspan: 5, class: "muted" }, WORDS.no_words))]));
   } catch (err) {
     showMessage("message", err.message, "error");
   }
 }
 
-function edit(entry) {
-  $("replace").value = entry.surface;
-  $("surface").value = entry.surface;
-  $("word-reading").value = entry.reading;
-  $("accent").value = entry.accent;
-  $("example").value = entry.surface;
+function edit(id, word) {
+  $("replace").value = id;
+  $("surface").value = word.surface;
+  $("word-reading").value = word.pronunciation;
+  $("accent").value = word.accent_type;
+  $("example").value = word.surface;
   $("surface").focus();
 }
 
 function fields() {
-  return {
-    surface: $("surface").value, reading: $("word-reading").value,
-    accent: parseInt($("accent").value, 10), replace: $("replace").value || null,
-  };
+  return { surface: $("surface").value, reading: $("word-reading").value, accent: parseInt($("accent").value, 10) };
 }
 
 // The reading and the audio of the example sentence as the server reads it now.
 async function render(panelId) {
   const panel = $(panelId);
   const text = $("example").value.trim() || $("surface").value.trim();
-  const reading = await api("api/reading", { method: "POST", json: { text } });
+  const reading = await sentenceReading(text);
   const drawing = panel.querySelector(".drawing");
-  drawing.replaceChildren(...reading.sentences.map((s) =>
-    el("div", {}, el("div", { class: "kana" }, s.kana), drawPhrases(s.phrases))));
-  drawing.dataset.kana = reading.sentences.map((s) => s.kana).join("");
+  drawing.replaceChildren(el("div", {}, el("div", { class: "kana" }, reading.kana), drawPhrases(reading.phrases)));
+  drawing.dataset.kana = reading.kana;
   panel.hidden = false;
-  if (previewVoice) {
-    const result = await streamSpeech(
-      { text, voice: previewVoice, sdp_ratio: 0, noise_scale: 0, noise_scale_w: 0 },
-      { play: false });
+  if (previewStyle !== null) {
+    const quiet = { tempoDynamicsScale: 0, noiseScale: 0, noiseScaleW: 0 };
+    const result = await streamSpeech({ text, speaker: previewStyle, fields: quiet }, { play: false });
     const audio = panel.querySelector("audio");
     audio.dataset.samples = result.samples;
     audio.src = URL.createObjectURL(result.blob);
@@ -78,7 +75,11 @@ async function save(event) {
   showMessage("message", "");
   try {
     if ($("before").hidden) await render("before");
-    await api("api/dictionary", { method: "PUT", json: fields() });
+    const word = fields();
+    const params = new URLSearchParams({ surface: word.surface, pronunciation: word.reading, accent_type: word.accent });
+    const id = $("replace").value;
+    if (id) await fetchOk(`user_dict_word/${encodeURIComponent(id)}?${params}`, { method: "PUT" });
+    else await fetchOk(`user_dict_word?${params}`, { method: "POST" });
     await render("after");
     showMessage("message", WORDS.saved, "ok");
     $("replace").value = "";
@@ -88,23 +89,22 @@ async function save(event) {
   }
 }
 
-async function removeWord(surface) {
+async function removeWord(id, surface) {
   if (!window.confirm(`${WORDS.delete}: ${surface}?`)) return;
   try {
-    await api("api/dictionary/delete", { method: "POST", json: { surface } });
+    await fetchOk(`user_dict_word/${encodeURIComponent(id)}`, { method: "DELETE" });
     await loadWords();
   } catch (err) {
     showMessage("message", err.message, "error");
   }
 }
 
-async function chooseVoice() {
+async function chooseStyle() {
   try {
-    const voices = await installedVoices();
-    const chosen = voices.find((v) => v.default) || voices[0];
-    previewVoice = chosen ? chosen.name : null;
+    const voices = await speakers();  // the default voice first
+    previewStyle = voices.length && voices[0].styles.length ? voices[0].styles[0].id : null;
   } catch (err) {
-    previewVoice = null;
+    previewStyle = null;
   }
 }
 
@@ -113,5 +113,5 @@ $("word-form").addEventListener("submit", save);
 for (const id of ["surface", "word-reading", "accent", "example"]) {
   $(id).addEventListener("input", () => { $("before").hidden = true; $("after").hidden = true; });
 }
-chooseVoice();
+chooseStyle();
 loadWords();

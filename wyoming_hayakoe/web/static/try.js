@@ -1,31 +1,40 @@
 "use strict";
-// Try page: synthesize with any voice, style and setting; the audio plays as it streams.
+// Try page: any text, voice, style and setting, through the VOICEVOX API (/audio_query, then
+// /synthesis); the audio plays as it streams.
 let voices = [];
 let running = null;
+const FIELDS = ["speedScale", "intonationScale", "tempoDynamicsScale", "pitchScale", "volumeScale",
+  "noiseScale", "noiseScaleW"];
 
 function fillStyles() {
-  const voice = voices.find((v) => v.name === $("voice").value);
+  const voice = voices.find((v) => v.speaker_uuid === $("voice").value);
   const styles = voice ? voice.styles : [];
-  $("style").replaceChildren(...styles.map((s) => el("option", { value: s }, s)));
+  $("style").replaceChildren(...styles.map((s) => el("option", { value: s.id }, s.name)));
+  showStyleId();
+}
+
+function showStyleId() {
+  $("style-id").textContent = $("style").value || "–";
 }
 
 async function loadVoices() {
   try {
-    voices = await installedVoices();
-    $("voice").replaceChildren(...voices.map((v) => el("option", { value: v.name, selected: v.default }, v.name)));
+    voices = await speakers();
+    $("voice").replaceChildren(...voices.map((v) => el("option", { value: v.speaker_uuid }, v.name)));
     fillStyles();
   } catch (err) {
     showMessage("message", err.message, "error");
   }
 }
 
-function request() {
-  const body = { text: $("text").value, voice: $("voice").value, style: $("style").value };
-  for (const key of ["length_scale", "sdp_ratio", "noise_scale", "noise_scale_w", "style_weight"]) {
+// The query's fields the form sets; an empty field keeps the server's default.
+function fields() {
+  const chosen = {};
+  for (const key of FIELDS) {
     const value = parseFloat($(key).value);
-    if (!Number.isNaN(value)) body[key] = value;
+    if (!Number.isNaN(value)) chosen[key] = value;
   }
-  return body;
+  return chosen;
 }
 
 async function play(event) {
@@ -40,7 +49,8 @@ async function play(event) {
   $("play").disabled = true;
   $("stop").disabled = false;
   try {
-    const result = await streamSpeech(request(), {
+    const request = { text: $("text").value, speaker: $("style").value, fields: fields() };
+    const result = await streamSpeech(request, {
       signal: controller.signal,
       onFirstSound: (seconds) => { $("first-sound").textContent = formatSeconds(seconds); },
     });
@@ -67,6 +77,7 @@ function stop() {
 }
 
 $("voice").addEventListener("change", fillStyles);
+$("style").addEventListener("change", showStyleId);
 $("try-form").addEventListener("submit", play);
 $("stop").addEventListener("click", stop);
 loadVoices();

@@ -22,6 +22,7 @@ from voicevox_utils import (
 from web_utils import (
     MAX_TEXT,
     WebFixture,
+    api_site,
     copy_tiny_data,
     model_cache_fixture,
     web_client,
@@ -39,12 +40,8 @@ TEXT = "こんにちは。今日は7:30に起きました！"
 @pytest.fixture
 async def site(tmp_path: Path, model_cache: Path) -> AsyncIterator[tuple[WebFixture, TestClient]]:
     """The tiny voice served with zero noise (the same text gives the same samples)."""
-    data = copy_tiny_data(tmp_path / "data")
-    async with (
-        web_service(data, model_cache, params=QUIET) as fixture,
-        web_client(fixture) as client,
-    ):
-        yield fixture, client
+    async with api_site(tmp_path, model_cache, QUIET) as served:
+        yield served
 
 
 async def style_ids(client: TestClient) -> dict[str, int]:

@@ -113,11 +113,13 @@ async def web_client(fixture: WebFixture) -> AsyncIterator[TestClient]:
 
 
 @asynccontextmanager
-async def api_site(tmp_path: Path, cache: Path) -> AsyncIterator[tuple[WebFixture, TestClient]]:
+async def api_site(
+    tmp_path: Path, cache: Path, params: SynthesisParams | None = None
+) -> AsyncIterator[tuple[WebFixture, TestClient]]:
     """The web app on a copy of the tiny voice's data, and a test client of it."""
     data = copy_tiny_data(tmp_path / "data")
     async with (
-        web_service(data, cache, limits=UPLOAD_LIMITS) as fixture,
+        web_service(data, cache, limits=UPLOAD_LIMITS, params=params) as fixture,
         web_client(fixture) as client,
     ):
         yield fixture, client

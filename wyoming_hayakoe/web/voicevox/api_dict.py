@@ -8,6 +8,7 @@ refused with 422 and the reason, and nothing is written; an import is checked wh
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -29,12 +30,20 @@ def _path(request: web.Request) -> Path:
     return path
 
 
-async def _surface_of(request: web.Request, path: Path) -> str:
-    wanted = request.match_info["word_uuid"]
-    entries = await request.app[BACKEND].in_thread(dictionary_file.read_entries, path)
-    for entry in entries:
+async def _change(request: web.Request, edit: Callable[[Path], object]) -> None:
+    """``edit(path)`` of the file, one edit at a time, then compiled before the answer."""
+    backend = request.app[BACKEND]
+    path = _path(request)
+    async with request.app[EDIT_LOCK]:
+        await backend.in_thread(edit, path)
+    await backend.refresh_dictionary()
+
+
+def _surface(path: Path, wanted: str) -> str:
+    """The surface of the word whose UUID is ``wanted`` (422 as VOICEVOX when none is)."""
+    for entry in dictionary_file.read_entries(path):
         if word_uuid(entry.surface) == wanted:
-            return str(entry.surface)
+            return entry.surface
     raise VoicevoxError(422, f"UUIDに該当するワードが見つかりませんでした (no word {wanted})")
 
 
@@ -51,56 +60,41 @@ async def user_dict(request: web.Request) -> web.Response:
 @routes.post("/user_dict_word")
 @voicevox_errors
 async def add_word(request: web.Request) -> web.Response:
-    backend = request.app[BACKEND]
-    path = _path(request)
     entry = word_from_query(request.query, _values(request))
-    async with request.app[EDIT_LOCK]:
-        await backend.in_thread(dictionary_file.save_entry, path, entry)
-    await backend.refresh_dictionary()
+    await _change(request, lambda path: dictionary_file.save_entry(path, entry))
     return json_response(word_uuid(entry.surface))
 
 
 @routes.put("/user_dict_word/{word_uuid}")
 @voicevox_errors
 async def rewrite_word(request: web.Request) -> web.Response:
-    backend = request.app[BACKEND]
-    path = _path(request)
     entry = word_from_query(request.query, _values(request))
-    async with request.app[EDIT_LOCK]:
-        old = await _surface_of(request, path)
-        await backend.in_thread(dictionary_file.save_entry, path, entry, old)
-    await backend.refresh_dictionary()
+    wanted = request.match_info["word_uuid"]
+
+    def rewrite(path: Path) -> None:
+        dictionary_file.save_entry(path, entry, _surface(path, wanted))
+
+    await _change(request, rewrite)
     return web.Response(status=204)
 
 
 @routes.delete("/user_dict_word/{word_uuid}")
 @voicevox_errors
 async def delete_word(request: web.Request) -> web.Response:
-    backend = request.app[BACKEND]
-    path = _path(request)
-    async with request.app[EDIT_LOCK]:
-        surface = await _surface_of(request, path)
-        await backend.in_thread(dictionary_file.delete_entry, path, surface)
-    await backend.refresh_dictionary()
+    wanted = request.match_info["word_uuid"]
+    await _change(request, lambda path: dictionary_file.delete_entry(path, _surface(path, wanted)))
     return web.Response(status=204)
 
 
 @routes.post("/import_user_dict")
 @voicevox_errors
 async def import_user_dict(request: web.Request) -> web.Response:
-    backend = request.app[BACKEND]
-    path = _path(request)
     override = query_bool(request, "override", False)
     entries = words_from_import(await json_body(request))
-    async with request.app[EDIT_LOCK]:
-        await backend.in_thread(dictionary_file.import_entries, path, entries, override)
-    await backend.refresh_dictionary()
+    await _change(request, lambda path: dictionary_file.import_entries(path, entries, override))
     return web.Response(status=204)
 
 
 def _values(request: web.Request) -> dict[str, list[str]]:
-    return {
-        key: request.query.getall(key)
-        for key in ("surface", "pronunciation", "accent_type")
-        if key in request.query
-    }
+    names = ("surface", "pronunciation", "accent_type")
+    return {key: request.query.getall(key) for key in names if key in request.query}

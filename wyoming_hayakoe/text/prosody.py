@@ -38,13 +38,9 @@ def _phoneme(label: str) -> str:
     return label.split("-", 1)[1].split("+", 1)[0]
 
 
-def accent_phonemes(labels: list[str]) -> list[tuple[str, int]]:
-    """Phonemes (unvoiced vowels as voiced ones, ``っ`` as ``q``) with their 0/1 accent."""
-    return [item for phrase in accent_phrase_phonemes(labels) for item in phrase]
-
-
 def accent_phrase_phonemes(labels: list[str]) -> list[list[tuple[str, int]]]:
-    """:func:`accent_phonemes` cut into accent phrases (none is empty).
+    """Phonemes (unvoiced vowels as voiced ones, ``っ`` as ``q``) with their 0/1 accent, by
+    accent phrase (none is empty).
 
     As in the reference, the last accent phrase is only kept when the final silence says
     whether the utterance is a question or not (E3 0 or 1); otherwise its phonemes are left

@@ -39,9 +39,10 @@ BODY_BYTES_PER_CHARACTER = 512
 
 
 def _error(status: int, message: str) -> web.Response:
+    """The page's error, also under VOICEVOX's key: the API's clients read ``detail``."""
     return web.Response(
         status=status,
-        text=json.dumps({"error": message}, ensure_ascii=False),
+        text=json.dumps({"error": message, "detail": message}, ensure_ascii=False),
         content_type="application/json",
     )
 
@@ -64,6 +65,8 @@ async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResp
     except HayakoeError as err:
         _LOGGER.warning("Web request %s failed: %s", request.path, err)
         return _error(500, str(err))
+    except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as err:
+        return _error(err.status, err.reason)  # an endpoint of VOICEVOX's this server lacks
 
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -196,6 +196,20 @@ async def test_an_unedited_query_is_the_wyoming_sides_audio(
     assert before >= 0.1 * 44100 - 1 and after >= 0.1 * 44100 - 1
 
 
+async def test_fields_left_out_take_the_servers_defaults(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    _, client = site
+    neutral = (await style_ids(client))["Neutral"]
+    body = await query(client, "今日はいい天気ですね。", neutral)
+    assert body["tempoDynamicsScale"] == 0.0  # the server's --sdp-ratio 0, not AivisSpeech's 1
+    full = await synthesis(client, body, neutral)
+    # A VOICEVOX client's query model has no tempoDynamicsScale: it sends none, or null.
+    left_out = {k: v for k, v in body.items() if k not in ("tempoDynamicsScale", "speedScale")}
+    assert await synthesis(client, {**left_out, "intonationScale": None}, neutral) == full
+    assert await synthesis(client, {**body, "tempoDynamicsScale": 1.0}, neutral) != full
+
+
 async def test_query_fields_change_the_audio(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
     neutral = (await style_ids(client))["Neutral"]

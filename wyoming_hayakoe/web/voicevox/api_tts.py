@@ -17,7 +17,7 @@ import zipfile
 
 from aiohttp import web
 
-from ...engine import PcmPiece
+from ...engine import PcmPiece, SynthesisParams
 from ...service import ResolvedVoice
 from ...text.accent import AccentPhrase, spoken_phrase
 from ...text.with_reading import sentence_phrases
@@ -61,6 +61,11 @@ async def _phrases(backend: WebBackend, text: str) -> list[AccentPhrase]:
 
 def _max_morae(backend: WebBackend) -> int:
     return backend.service.settings.max_text_length * MORAE_PER_CHARACTER
+
+
+def _defaults(backend: WebBackend) -> SynthesisParams:
+    """The server's defaults of every request (``--speed``, ``--style-weight``, ...)."""
+    return backend.service.settings.params
 
 
 @routes.post("/audio_query")
@@ -117,7 +122,7 @@ async def mora_data(request: web.Request) -> web.Response:
 async def synthesis(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     number = query_int(request, "speaker")
-    query = read_query(await json_body(request), _max_morae(backend))
+    query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
     finisher, resolved = await _prepare(backend, number, query)
     if query_bool(request, "stream", False) and finisher.streams:
         return await _stream(request, backend, finisher, resolved)
@@ -133,7 +138,7 @@ async def multi_synthesis(request: web.Request) -> web.Response:
     body = await json_body(request)
     if not isinstance(body, list):
         raise VoicevoxError(422, "the body must be a list of AudioQuery")
-    queries = [read_query(item, _max_morae(backend)) for item in body]
+    queries = [read_query(item, _max_morae(backend), _defaults(backend)) for item in body]
     if len({q.sample_rate for q in queries}) > 1:
         raise VoicevoxError(422, "サンプリングレートが異なるクエリがあります")
     wavs = []

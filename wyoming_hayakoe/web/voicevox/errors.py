@@ -114,10 +114,13 @@ async def json_body(request: web.Request) -> Any:
 def number(
     body: dict[str, Any], key: str, low: float, high: float, default: float | None = None
 ) -> float:
-    """A field of a JSON object that must be a number within ``[low, high]``."""
-    value = body.get(key, default)
-    if value is None and default is None and key not in body:
-        raise invalid("body", key, "Field required", None, "missing")
+    """A field of a JSON object that must be a number within ``[low, high]``; left out or
+    null: ``default``, if there is one."""
+    value = body.get(key)
+    if value is None:
+        if default is None:
+            raise invalid("body", key, "Field required", None, "missing")
+        value = default
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise invalid("body", key, "Input should be a valid number", value, "float_type")
     if not low <= value <= high:

@@ -209,8 +209,10 @@ def _mora_text(mora: Any, where: str) -> str:
     return folded if folded in MARKS else text
 
 
-def read_query(body: Any, max_morae: int) -> SynthesisRequest:
-    """An AudioQuery as sent to ``/synthesis`` (422 naming the first bad field)."""
+def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> SynthesisRequest:
+    """An AudioQuery as sent to ``/synthesis`` (422 naming the first bad field). A field left
+    out or null takes the server's default (``defaults``: its ``--speed``, ``--style-weight``
+    and ``--sdp-ratio``), as a new query would have held it."""
     if not isinstance(body, dict):
         raise bad_field("", "Input should be a valid dictionary", body, "dict_type")
     phrases = read_phrases(body.get("accent_phrases"), max_morae)
@@ -218,7 +220,7 @@ def read_query(body: Any, max_morae: int) -> SynthesisRequest:
     if kana is not None and not isinstance(kana, str):
         raise bad_field("kana", "Input should be a valid string", kana, "string_type")
     reading = _reading(kana, phrases)
-    speed = number(body, "speedScale", 0.25, 4.0, 1.0)
+    speed = number(body, "speedScale", 0.25, 4.0, 1.0 / defaults.length_scale)
     pause = body.get("pauseLength")
     rate = body.get("outputSamplingRate")
     if rate is not None and (
@@ -232,8 +234,8 @@ def read_query(body: Any, max_morae: int) -> SynthesisRequest:
     return SynthesisRequest(
         reading=reading,
         speed=speed,
-        intonation=number(body, "intonationScale", 0.0, 2.0, 1.0),
-        tempo=number(body, "tempoDynamicsScale", 0.0, 2.0, 1.0),
+        intonation=number(body, "intonationScale", 0.0, 2.0, intonation_of(defaults.style_weight)),
+        tempo=number(body, "tempoDynamicsScale", 0.0, 2.0, tempo_of(defaults.sdp_ratio)),
         pitch=number(body, "pitchScale", -0.5, 0.5, 0.0),
         volume=number(body, "volumeScale", 0.0, 20.0, 1.0),
         pre_seconds=number(body, "prePhonemeLength", 0.0, 10.0, DEFAULT_SILENCE_SECONDS),

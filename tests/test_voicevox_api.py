@@ -349,3 +349,15 @@ async def test_bad_requests_get_voicevox_errors(
         response = await client.post(path, params=params, json=body)
     assert words in json.dumps(await detail(response, 422), ensure_ascii=False)
     assert (await client.get("/version")).status == 200  # still serving
+
+
+async def test_a_busy_server_answers_503_at_once(tmp_path: Path, model_cache: Path) -> None:
+    data = copy_tiny_data(tmp_path / "data")
+    async with (
+        web_service(data, model_cache, max_waiting=0) as fixture,
+        web_client(fixture) as client,
+    ):
+        neutral = (await style_ids(client))["Neutral"]
+        body = await query(client, "はい。", neutral)
+        response = await client.post("/synthesis", params={"speaker": neutral}, json=body)
+        assert "--max-waiting" in await detail(response, 503)

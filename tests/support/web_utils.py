@@ -61,6 +61,7 @@ async def web_service(
     limits: UploadLimits | None = None,
     share: Path | None = None,
     params: SynthesisParams | None = None,
+    max_waiting: int = 16,
 ) -> AsyncIterator[WebFixture]:
     """A service with the tiny voice loaded (``cache`` keeps the prepared models between
     tests) and the web app on it. ``share`` is a user's folder before ``data`` (as the
@@ -75,6 +76,7 @@ async def web_service(
         local_files_only=local_files_only,
         cache_dir=cache,
         user_dictionary=dirs[0] / "user_dict.csv",
+        max_waiting=max_waiting,
     )
     service = TtsService(store, settings)
     await service.load_default_voice()

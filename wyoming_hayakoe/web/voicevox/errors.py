@@ -5,7 +5,8 @@ for input it cannot use (a parameter missing or of the wrong type gets FastAPI's
 ``{"type", "loc", "msg", "input"}``), 404 for an unknown speaker UUID and 400 for AquesTalk
 notation it cannot parse. The errors of the layers below become the same: a bad text, reading
 or dictionary word, an unknown style, a voice that cannot be loaded are all 422 with the
-reason, so a client hears why and the server keeps serving.
+reason, so a client hears why and the server keeps serving; a server with ``--max-waiting``
+syntheses in progress answers 503 at once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
-from ...errors import HayakoeError
+from ...errors import HayakoeError, ServerBusyError
 from ..dictionary_file import DictionaryEditError
 
 _LOGGER = logging.getLogger(__name__)
@@ -54,6 +55,8 @@ def voicevox_errors(handler: Handler) -> Handler:
             return json_response({"detail": err.detail}, err.status)
         except PermissionError as err:
             return json_response({"detail": str(err)}, 403)
+        except ServerBusyError as err:  # --max-waiting: ask again later
+            return json_response({"detail": str(err)}, 503)
         except (HayakoeError, DictionaryEditError) as err:
             _LOGGER.info("VOICEVOX API %s refused: %s", request.path, err)
             return json_response({"detail": str(err)}, 422)

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
-from prepared_voices import PreparedCaches
 
 from wyoming_hayakoe.engine.decoder import Decoder, open_decoder
-from wyoming_hayakoe.runtime.model_cache import split_synthesizer
+from wyoming_hayakoe.runtime.decoder_stages import cut_decoder_stages, stage_path
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
+from wyoming_hayakoe.runtime.synthesizer_split import WEIGHTS, split_synthesizer
 from wyoming_hayakoe.voices.config import DecoderShape
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -94,26 +94,24 @@ def _probe(speaker: Path, names: list[str]) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="module", params=SPEAKERS, ids=lambda path: path.name)
-def voice(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    prepared_caches: PreparedCaches,
-) -> SplitVoice:
+def voice(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> SplitVoice:
     speaker: Path = request.param
     if not speaker.is_dir():
         pytest.skip(f"{speaker} is not there")
-    # The run's prepared models of the voice: the split and the stages are read, not made.
-    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), speaker.parents[2], (speaker,))
-    split = split_synthesizer(speaker / "synthesizer.onnx", cache)
+    # The split and its stages work on the graph alone: a fraction of a second.
+    split = split_synthesizer(speaker / "synthesizer.onnx", tmp_path_factory.mktemp("split"))
     providers = ["CPUExecutionProvider"]
     front = ort.InferenceSession(str(split.front), providers=providers)
     inputs = [i.name for i in front.get_inputs()]
     latent, condition = front.run([split.latent, split.condition], _probe(speaker, inputs))
     config = json.loads((speaker / "config.json").read_text(encoding="utf-8"))
     shape = DecoderShape.from_config(config["model"])
+    names = (split.latent, split.condition)
+    signals = cut_decoder_stages(split.decoder, *names, WEIGHTS)
+    stages = [stage_path(split.decoder.parent, i) for i in range(len(signals))]
     settings = RuntimeSettings.create(1)
     return SplitVoice(
-        decoder=open_decoder(split.decoder, split.latent, split.condition, shape, settings, cache),
+        decoder=open_decoder(stages, signals, names, shape, settings),
         whole_decoder=ort.InferenceSession(str(split.decoder), providers=providers),
         latent=latent,
         condition=condition,

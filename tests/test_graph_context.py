@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from wyoming_hayakoe.runtime.graph_context import GraphContextError, decoder_reach
-from wyoming_hayakoe.runtime.model_cache import split_synthesizer
+from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.voices.config import DecoderShape, VoiceConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"

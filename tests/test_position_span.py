@@ -3,6 +3,7 @@ the BERT as ONNX Runtime optimizes it."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,9 @@ import pytest
 from onnx import TensorProto, helper
 
 from wyoming_hayakoe.runtime import position_span
+from wyoming_hayakoe.runtime.external_weights import move_weights_out
 from wyoming_hayakoe.runtime.graph_edit import topological
-from wyoming_hayakoe.runtime.model_cache import optimized_model
+from wyoming_hayakoe.runtime.optimize import optimize
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
 BERT = Path(__file__).parent / "fixtures" / "tiny-voice" / "onnx" / "bert" / "q8" / "bert_q8.onnx"
@@ -41,22 +43,29 @@ def _tiled_weights(model: onnx.ModelProto) -> int:
     return sum(1 for n in model.graph.node if n.op_type == "Tile" and n.input[0] in weights)
 
 
+def _optimized(folder: Path) -> Path:
+    """The BERT as compiled: weights apart, then optimized (into ``folder``)."""
+    work = folder / "work"
+    work.mkdir()
+    move_weights_out(BERT, work / "source.onnx", "source.data")
+    optimize(work / "source.onnx", folder / "model.onnx", RuntimeSettings(1).session_options(),
+             "source.data")  # fmt: skip
+    shutil.rmtree(work)
+    return folder / "model.onnx"
+
+
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The BERT optimized by ONNX Runtime, without the span rewrite."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(position_span, "rewrite_file", lambda path: 0)
-        return optimized_model(
-            BERT, tmp_path_factory.mktemp("plain"), RuntimeSettings(1).session_options()
-        )
+        patch.setattr(position_span, "rewrite_file", lambda path, data: 0)
+        return _optimized(tmp_path_factory.mktemp("plain"))
 
 
 @pytest.fixture(scope="module")
 def spanned(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The BERT as the preparation leaves it."""
-    return optimized_model(
-        BERT, tmp_path_factory.mktemp("spanned"), RuntimeSettings(1).session_options()
-    )
+    """The BERT as the compilation leaves it."""
+    return _optimized(tmp_path_factory.mktemp("spanned"))
 
 
 def test_every_tiled_position_constant_is_sliced(plain: Path, spanned: Path) -> None:
@@ -87,9 +96,9 @@ def test_same_hidden_states_as_the_optimized_bert(plain: Path, spanned: Path, le
     assert np.abs(want - got).max() <= 1e-6 * np.abs(want).max()
 
 
-def _misreading_rewrite(model: onnx.ModelProto) -> int:
+def _misreading_rewrite(model: onnx.ModelProto, folder: Path | None = None) -> int:
     """The rewrite as it would go on a graph it misreads: every column one off."""
-    sliced = REAL_REWRITE(model)
+    sliced = REAL_REWRITE(model, folder)
     one = "misread/one"
     model.graph.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), one))
     for node in list(model.graph.node):
@@ -117,7 +126,7 @@ def test_a_rewrite_that_changes_the_output_is_refused(
         (tmp_path / name).write_bytes((plain.parent / name).read_bytes())
     before = {name: (tmp_path / name).read_bytes() for name in ("model.onnx", "model.data")}
     monkeypatch.setattr(position_span, "rewrite", _misreading_rewrite)
-    assert position_span.rewrite_file(copy) == 0
+    assert position_span.rewrite_file(copy, "model.data") == 0
     assert {name: (tmp_path / name).read_bytes() for name in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.data", "model.onnx"]
 
@@ -135,7 +144,7 @@ def test_a_graph_without_tiled_constants_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "model.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
     before = path.read_bytes()
-    assert position_span.rewrite_file(path) == 0
+    assert position_span.rewrite_file(path, "model.data") == 0
     assert path.read_bytes() == before
     model = onnx.load(str(path))
     assert position_span.rewrite(model) == 0
@@ -157,6 +166,6 @@ def test_terms_sharing_one_index_are_all_sliced(plain: Path, tmp_path: Path) -> 
     expected = {length: _hidden_states(shared, length) for length in LENGTHS}
     assert np.array_equal(expected[9], _hidden_states(plain, 9))
 
-    assert position_span.rewrite_file(shared) == _tiled_weights(model)
+    assert position_span.rewrite_file(shared, "model.data") == _tiled_weights(model)
     for length, want in expected.items():
         assert np.abs(want - _hidden_states(shared, length)).max() <= 1e-6 * np.abs(want).max()

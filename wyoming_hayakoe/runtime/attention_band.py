@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
+from onnx import ModelProto, NodeProto, TensorProto, helper
 
 from . import graph_edit
 from .graph_edit import GraphIndex, opset, topological
@@ -35,12 +35,13 @@ MIN_OPSET = 16
 """``ScatterElements`` with ``reduction="add"``."""
 
 
-def rewrite(model: ModelProto) -> int:
-    """Rewrite every relative-attention layer of ``model`` in place; returns how many."""
+def rewrite(model: ModelProto, folder: Path | None = None) -> int:
+    """Rewrite every relative-attention layer of ``model`` in place; returns how many.
+    ``folder`` holds the data file of weights kept apart from the graph, if any."""
     if opset(model) < MIN_OPSET:
         _LOGGER.info("Opset %d < %d: attention left as exported", opset(model), MIN_OPSET)
         return 0
-    graph = GraphIndex(model)
+    graph = GraphIndex(model, folder)
     layers = 0
     for name in list(graph.weights):
         if name.endswith(_KEY_SUFFIX):
@@ -99,8 +100,8 @@ def _rewrite_layer(graph: GraphIndex, key_name: str, value_name: str) -> bool:
     if content_matmul is None or content_matmul.op_type != "MatMul":
         return False
     weights = content_matmul.input[0]  # softmax output, [b, heads, T, T]
-    key_emb = numpy_helper.to_array(graph.weights[key_name])
-    value_emb = numpy_helper.to_array(graph.weights[value_name])
+    key_emb = graph.weight_values(key_name)
+    value_emb = graph.weight_values(value_name)
     prefix = key_name[: -len(_KEY_SUFFIX)] + "band/"
     index, valid = _band_indices(graph, prefix, query, key_emb.shape[-2])
 

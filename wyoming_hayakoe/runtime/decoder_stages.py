@@ -1,10 +1,11 @@
-"""The decoder cut into its stages, one ONNX model each, so it can decode as a stream.
+"""The decoder cut into its stages, one ONNX graph each, so it can decode as a stream.
 
 The generator is conv_pre, then per upsampling step a transposed convolution followed by its
 residual blocks, then conv_post. Cut at the input of every ``ups.N`` transposed convolution,
 the stages run one after the other on pieces of the signal, each at its own rate: a window
 then recomputes only each stage's own reach instead of the whole stack's (see
-engine/decoder.py). The stages hold the decoder's weights between them, none twice.
+engine/decoder.py). The cut works on the graph alone: the stages read their weights from the
+data file the decoder reads (see synthesizer_split), none twice.
 """
 
 from __future__ import annotations
@@ -12,74 +13,38 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelFileError
-from .model_cache import _cache_key as cache_key
-from .model_cache import onnx_version
-from .staging import staged
+from .external_weights import load_graph, save_graph
 
 _LOGGER = logging.getLogger(__name__)
 
-_STAGES_VERSION = "stages-1"
-"""Changes when the stage split changes, so old copies are redone."""
 _UPSAMPLE_NODE = re.compile(r"(^|/)dec/ups\.(\d+)/ConvTranspose$")
 
 
-@dataclass(frozen=True)
-class StageFiles:
-    """One ONNX model per decoder stage, in the order they run."""
+def cut_decoder_stages(decoder: Path, latent: str, condition: str, data_name: str) -> list[str]:
+    """Cut ``decoder`` (latent, condition -> audio; its weights in ``data_name`` beside it)
+    at its upsampling steps into ``stage0.onnx``, ``stage1.onnx``, ... beside it; returns the
+    input of each stage that carries the signal (the latent for the first)."""
+    from onnx.utils import Extractor
 
-    paths: list[Path]
-    signal_inputs: list[str]
-    """The input of each stage that carries the signal (the latent for the first)."""
-    condition: str
-    """The speaker conditioning input; only the stages that read it have it."""
-
-
-def cached_stages(decoder: Path, condition: str, cache_dir: Path) -> StageFiles | None:
-    """The stages of ``decoder`` if they are prepared already (no ``onnx`` import)."""
-    names_file = _target(decoder, cache_dir) / "names.txt"
-    if not names_file.is_file():
-        return None
-    names = names_file.read_text().split()
-    paths = [names_file.parent / f"stage{i}.onnx" for i in range(len(names))]
-    return StageFiles(paths, names, condition)
-
-
-def _target(decoder: Path, cache_dir: Path) -> Path:
-    return cache_dir / f"stages-{cache_key(decoder, onnx_version(), _STAGES_VERSION)}"
-
-
-def split_decoder_stages(
-    decoder: Path, latent: str, condition: str, cache_dir: Path, what: str = ""
-) -> StageFiles:
-    """Cut ``decoder`` (latent, condition -> audio) at its upsampling steps, cached."""
-    cached = cached_stages(decoder, condition, cache_dir)
-    if cached is not None:
-        return cached
-    import onnx  # only needed the first time a voice is prepared
-
-    target = _target(decoder, cache_dir)
-
-    model = onnx.load(str(decoder))
+    model = load_graph(decoder)
     cuts = _cut_tensors(model, decoder)
     output = model.graph.output[0].name
     bounds = [latent, *cuts, output]
-    with staged(target, "stages") as staging:
-        from onnx.utils import Extractor
+    extractor = Extractor(model)
+    for index, (start, end) in enumerate(itertools.pairwise(bounds)):
+        stage = extractor.extract_model([start, condition], [end])
+        _drop_unused_inputs(stage)
+        save_graph(stage, stage_path(decoder.parent, index), data_name)
+    _LOGGER.info("Cut the decoder %s into %d stages", decoder, len(cuts) + 1)
+    return bounds[:-1]
 
-        extractor = Extractor(model)
-        for index, (start, end) in enumerate(itertools.pairwise(bounds)):
-            stage = extractor.extract_model([start, condition], [end])
-            _drop_unused_inputs(stage)
-            onnx.save(stage, str(staging / f"stage{index}.onnx"))
-        (staging / "names.txt").write_text("\n".join(bounds[:-1]) + "\n")
-    _LOGGER.info("Cut the decoder %s into %d stages in %s", what or decoder, len(cuts) + 1, target)
-    paths = [target / f"stage{i}.onnx" for i in range(len(bounds) - 1)]
-    return StageFiles(paths, bounds[:-1], condition)
+
+def stage_path(folder: Path, index: int) -> Path:
+    return folder / f"stage{index}.onnx"
 
 
 def _cut_tensors(model: Any, source: Path) -> list[str]:

@@ -12,16 +12,20 @@ from typing import Any
 import numpy as np
 from onnx import ModelProto, NodeProto, numpy_helper
 
+from .external_weights import weight_array
+
 _LOGGER = logging.getLogger(__name__)
 
 Feeds = dict[str, np.ndarray]
 
 
 class GraphIndex:
-    """Producer and consumer lookups over a graph that is being edited."""
+    """Producer and consumer lookups over a graph that is being edited; ``folder`` holds the
+    data file of weights kept apart from the graph (see external_weights)."""
 
-    def __init__(self, model: ModelProto) -> None:
+    def __init__(self, model: ModelProto, folder: Path | None = None) -> None:
         self.model = model
+        self.folder = folder
         self.graph = model.graph
         self.weights = {init.name: init for init in self.graph.initializer}
         self.producers = {out: node for node in self.graph.node for out in node.output}
@@ -45,6 +49,10 @@ class GraphIndex:
                         queue.append(out)
             limit -= 1
         return None
+
+    def weight_values(self, name: str) -> np.ndarray:
+        """A weight's values, read from the data file if it lives there."""
+        return weight_array(self.weights[name], self.folder or Path("."))
 
     def add_weight(self, name: str, array: np.ndarray) -> str:
         self.graph.initializer.append(numpy_helper.from_array(array, name))
@@ -88,6 +96,8 @@ def same_outputs(
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    # Both models run the same way; prepacked copies of the weights would only add memory.
+    options.add_session_config_entry("session.disable_prepacking", "1")
     outputs = []
     try:
         for path in (original, rewritten):

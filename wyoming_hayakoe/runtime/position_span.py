@@ -21,14 +21,14 @@ it needs").
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from onnx import ModelProto, NodeProto, helper, numpy_helper
+from onnx import ModelProto, NodeProto, helper
 
 from . import graph_edit
+from .external_weights import compact, load_graph, save_graph
 from .graph_edit import GraphIndex, topological
 
 _LOGGER = logging.getLogger(__name__)
@@ -41,9 +41,10 @@ PROBE_LENGTHS = (12, 300)
 (every column used, clamped distances)."""
 
 
-def rewrite(model: ModelProto) -> int:
-    """Slice every tiled position constant of ``model`` in place; returns how many."""
-    graph = GraphIndex(model)
+def rewrite(model: ModelProto, folder: Path | None = None) -> int:
+    """Slice every tiled position constant of ``model`` in place; returns how many.
+    ``folder`` holds the data file of weights kept apart from the graph, if any."""
+    graph = GraphIndex(model, folder)
     # Every term is found before any is edited: terms may share an index (an Expand read by
     # several gathers), and each must see it as exported.
     terms = []
@@ -70,7 +71,7 @@ def rewrite(model: ModelProto) -> int:
         prefix = f"{_PREFIX}term{number}/"
         by_column = graph.add_weight(
             f"{prefix}by_column",
-            np.ascontiguousarray(numpy_helper.to_array(weight).transpose(order)),
+            np.ascontiguousarray(graph.weight_values(weight.name).transpose(order)),
         )
         if len(graph.consumers[weight.name]) == 1:  # this Tile only
             graph.graph.initializer.remove(weight)
@@ -95,34 +96,33 @@ def _node(nodes: list[NodeProto], prefix: str, op: str, inputs: list[str], **att
     return out
 
 
-def rewrite_file(path: Path) -> int:
-    """Rewrite the model at ``path`` (weights in ``model.data`` beside it) if it has tiled
-    position constants and the result computes the same; returns how many were sliced.
-
-    The rewritten copy is written beside it and replaces it only after the check."""
-    import onnx
-
-    if not _has_tiled_weights(onnx.load(str(path), load_external_data=False)):
+def rewrite_file(path: Path, data_name: str) -> int:
+    """Rewrite the model at ``path`` (weights in the file ``data_name`` beside it) if it has
+    tiled position constants and the result computes the same; returns how many were
+    sliced. Only the graph and the constants being sliced are read into memory; the
+    rewritten graph is written beside it, checked, and replaces it only if it passed."""
+    model = load_graph(path)
+    if not _has_tiled_weights(model):
         return 0
-    model = onnx.load(str(path))
-    sliced = rewrite(model)
+    sliced = rewrite(model, path.parent)
     if not sliced:
         return 0
-    candidate = path.parent / "position-span"
-    candidate.mkdir()
+    data = path.with_name(data_name)
+    size = data.stat().st_size
+    candidate = path.with_name("position-span.onnx")
     try:
-        onnx.save(
-            model, str(candidate / path.name), save_as_external_data=True, location="model.data"
-        )
+        save_graph(model, candidate, data_name)  # the new constants after the old ones
         del model  # the check loads each model in turn
-        if not graph_edit.same_outputs(path, candidate / path.name, _probes, "Position span"):
-            _LOGGER.warning("Position span changed %s's output: keeping it as optimized", path)
-            return 0
-        (candidate / "model.data").replace(path.parent / "model.data")
-        (candidate / path.name).replace(path)
+        if graph_edit.same_outputs(path, candidate, _probes, "Position span"):
+            candidate.replace(path)
+            compact(path, data_name)  # drop the constants the slices replaced
+            return sliced
+        _LOGGER.warning("Position span changed %s's output: keeping it as optimized", path)
+        with data.open("r+b") as file:
+            file.truncate(size)
+        return 0
     finally:
-        shutil.rmtree(candidate, ignore_errors=True)
-    return sliced
+        candidate.unlink(missing_ok=True)
 
 
 def _has_tiled_weights(model: ModelProto) -> bool:

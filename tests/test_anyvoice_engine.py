@@ -26,7 +26,7 @@ from prepared_voices import PreparedCaches
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.synthesizer import predict_durations, synthesizer_inputs
+from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
 from wyoming_hayakoe.errors import ModelFileError
 from wyoming_hayakoe.voices.sources import slug, speaker_names
 from wyoming_hayakoe.voices.store import VoiceStore
@@ -180,7 +180,7 @@ def test_the_cut_out_durations_are_the_graphs(name: str, data_dir: Path, engine:
     phonemes = engine.frontend.phonemize("こんにちは。元気ですか？はい！")
     features = engine.features(phonemes)
     style = voice.style_vector(params.style, 1.0)
-    frames = predict_durations(voice, phonemes, features, style, params)
+    frames = voice.predict_durations(phonemes, features, style, params)
     assert frames is not None and frames.shape == (len(phonemes.phone_ids),)
     inputs = voice.inputs.feed(synthesizer_inputs(phonemes, features, style, params))
     whole = ort.InferenceSession(str(MODELS[name]), providers=["CPUExecutionProvider"])
@@ -275,7 +275,7 @@ def test_a_hayakoe_folder_without_its_predictor_gets_one_from_the_graph(tmp_path
     phonemes = engine.frontend.phonemize("こんにちは。元気ですか？")
     features = engine.features(phonemes)
     style = own.style_vector("Neutral", 1.0)
-    want = predict_durations(own, phonemes, features, style, params)
-    got = predict_durations(cut, phonemes, features, style, params)
+    want = own.predict_durations(phonemes, features, style, params)
+    got = cut.predict_durations(phonemes, features, style, params)
     assert got is not None and want is not None
     np.testing.assert_array_equal(got, want)

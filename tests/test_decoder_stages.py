@@ -16,8 +16,7 @@ from wyoming_hayakoe.engine.decoder import Decoder, Stage, default_windows
 from wyoming_hayakoe.engine.engine import Engine
 from wyoming_hayakoe.engine.schedule import SPEED_MARGIN, DecodeSpeed, busy_seconds
 from wyoming_hayakoe.engine.streaming import HELD_WINDOW_FRAMES, warm_up
-from wyoming_hayakoe.engine.voice import Voice
-from wyoming_hayakoe.runtime.sessions import RuntimeSettings
+from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 
 TINY = TINY_VOICE_DIR
 FULL = Path(
@@ -35,10 +34,11 @@ WINDOWINGS = [
 
 
 def _decoder_and_whole(voice_dir: Path, cache: Path) -> tuple[Decoder, ort.InferenceSession]:
-    voice = Voice.load(voice_dir, RuntimeSettings.create(2), cache_dir=cache)
+    """The compiled decoder, and the decoder as one graph (split from the published file)."""
+    voice = Engine(voice_dir.parents[2], threads=2, cache_dir=cache).load_voice(voice_dir)
     assert voice.decoder is not None
-    whole_path = next(cache.glob("split-*")) / "decoder.onnx"
-    whole = ort.InferenceSession(str(whole_path), providers=["CPUExecutionProvider"])
+    split = split_synthesizer(voice.model_path, cache / "split")
+    whole = ort.InferenceSession(str(split.decoder), providers=["CPUExecutionProvider"])
     return voice.decoder, whole
 
 

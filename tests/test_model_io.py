@@ -10,6 +10,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from wyoming_hayakoe.engine import Engine
 from wyoming_hayakoe.engine.voice import Voice
 from wyoming_hayakoe.errors import ModelFileError
 from wyoming_hayakoe.runtime import model_io
@@ -62,11 +63,12 @@ def _edited_voice(tmp_path: Path, edit: str) -> Path:
     return speaker
 
 
-@pytest.mark.parametrize("cached", [False, True], ids=["published", "prepared"])
+@pytest.mark.parametrize("cached", [False, True], ids=["published", "compiled"])
 def test_a_renamed_synthesizer_input_fails_at_load(tmp_path: Path, cached: bool) -> None:
     speaker = _edited_voice(tmp_path, "rename")
+    engine = Engine(TINY.parents[2], threads=1, cache_dir=tmp_path / "cache" if cached else None)
     with pytest.raises(ModelFileError, match=r"Synthesizer at .*missing inputs \['sid'\]"):
-        Voice.load(speaker, SETTINGS, cache_dir=tmp_path / "cache" if cached else None)
+        engine.load_voice(speaker)
 
 
 def test_a_synthesizer_input_of_another_rank_fails_at_load(tmp_path: Path) -> None:

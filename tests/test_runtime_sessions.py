@@ -79,6 +79,14 @@ def test_broken_model_gives_clear_error(tmp_path: Path, damage: str) -> None:
     assert "download" in message.lower()
 
 
+def test_a_damaged_compiled_file_is_not_the_users_to_download(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    path.write_bytes(b"\x00garbage" * 9)
+    with pytest.raises(ModelFileError) as caught:
+        RuntimeSettings.create(1).open(path, "Test model", optimized=True)
+    assert str(path) in str(caught.value) and "download" not in str(caught.value)
+
+
 def test_thread_count_respects_a_quota_on_an_ancestor_cgroup(tmp_path: Path, monkeypatch) -> None:
     # A systemd service: its own cgroup has no limit, the slice above it allows one CPU.
     root = tmp_path / "cgroup"

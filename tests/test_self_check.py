@@ -1,7 +1,7 @@
-"""The self-check of a voice's prepared models (runtime/self_check.py, engine/self_checked.py).
+"""The self-check of a voice's compiled models (engine/compiler/self_check.py, voice_job.py).
 
 Broken voices are made here from the tiny voice by graph edits: a DC blocker over the output
-(windows no longer add up to the whole), and a weight changed in the cached decoder or front
+(windows no longer add up to the whole), and a weight changed in the split decoder or front
 only (the split or the band rewrite no longer computes what the published file does).
 """
 
@@ -22,25 +22,37 @@ from onnx import helper, numpy_helper
 from prepared_voices import PreparedCaches
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.engine import CALIBRATION_TEXT
-from wyoming_hayakoe.engine.voice import Voice
-from wyoming_hayakoe.runtime import self_check
-from wyoming_hayakoe.runtime.model_cache import split_synthesizer
-from wyoming_hayakoe.runtime.sessions import RuntimeSettings
-from wyoming_hayakoe.text.frontend import TextFrontend
+from wyoming_hayakoe.engine.compiler import self_check, voice_job
+from wyoming_hayakoe.engine.compiler.cache import RECORD
+from wyoming_hayakoe.engine.compiler.jobs import VoiceJob
+from wyoming_hayakoe.engine.compiler.voice_models import voice_folder
+from wyoming_hayakoe.engine.voice import Voice, speaker_of
+from wyoming_hayakoe.runtime.synthesizer_split import SplitSynthesizer, split_synthesizer
 from wyoming_hayakoe.voices.config import VoiceConfig
+from wyoming_hayakoe.voices.sources import hayakoe_source
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "tests" / "fixtures" / "tiny-voice"
 TINY = ROOT / "onnx" / "speakers" / "tiny"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 LONG_SENTENCE = "明日の朝は七時に起きて、駅前のパン屋さんで朝ご飯を買ってから会社に行きます。"
-SETTINGS = RuntimeSettings.create(1)
+
+
+def _load(speaker: Path, cache: Path) -> Voice:
+    return Engine(ROOT, threads=1, cache_dir=cache).load_voice(speaker)
+
+
+def _recorded(cache: Path) -> self_check.SelfCheckResult | None:
+    """The self-check result kept with the one compiled voice in ``cache``."""
+    (record,) = cache.glob(f"voice-*/{RECORD}")
+    return self_check.SelfCheckResult.from_dict(
+        json.loads(record.read_text())["result"]["self_check"]
+    )
 
 
 @pytest.fixture(scope="module")
 def tiny_cache(tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches) -> Path:
-    """A cache holding the tiny voice's prepared models and self-check result."""
+    """A cache holding the tiny voice's compiled models and self-check result."""
     return prepared_caches.copy(tmp_path_factory.mktemp("tiny-cache"))
 
 
@@ -53,9 +65,12 @@ def dc_blocked(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _copy_voice(tmp_path: Path, name: str) -> Path:
-    """A data dir holding a copy of the tiny voice under ``name``."""
-    speaker = tmp_path / "data" / "onnx" / "speakers" / name
+    """A data dir holding the BERT and a copy of the tiny voice under ``name``."""
+    data = tmp_path / "data"
+    speaker = data / "onnx" / "speakers" / name
     shutil.copytree(TINY, speaker)
+    for shared in ("bert", "onnx/bert"):
+        shutil.copytree(ROOT / shared, data / shared)
     return speaker
 
 
@@ -95,11 +110,8 @@ def _self_check_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def _checks_run(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """Voices whose self-check a child process ran, as logged."""
-    found = (
-        re.match(r"Preparing (\S+) for this machine \(self-check, in a child process\)", m)
-        for m in caplog.messages
-    )
+    """Voices compiled (and so checked) by a child process, as logged."""
+    found = (re.match(r"Compiling (\S+) for this machine \(in child", m) for m in caplog.messages)
     return [match.group(1) for match in found if match]
 
 
@@ -108,23 +120,14 @@ def _render(engine: Engine, speaker: Path) -> np.ndarray:
     return np.concatenate([c.audio for c in engine.render(voice, LONG_SENTENCE, QUIET)])
 
 
-def test_calibration_phonemes_are_the_front_ends() -> None:
-    phonemes = TextFrontend().phonemize(CALIBRATION_TEXT)
-    feeds = self_check.calibration_feeds(np.zeros(256, np.float32), 0)
-    assert feeds["x"][0].tolist() == phonemes.phone_ids
-    assert feeds["tone"][0].tolist() == phonemes.tone_ids
-    assert feeds["language"][0].tolist() == phonemes.language_ids
-    assert feeds["bert"].shape == (1, 1024, len(phonemes.phone_ids))
-
-
-def test_tiny_voice_passes_and_serves_the_prepared_path(
+def test_tiny_voice_passes_and_serves_the_compiled_path(
     tiny_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    voice = Voice.load(TINY, SETTINGS, cache_dir=tiny_cache)
+    voice = _load(TINY, tiny_cache)
     result = voice.self_check
     assert result is not None and result.passed, result
-    assert voice.decoder is not None, "the prepared path must be in use"
+    assert voice.decoder is not None, "the compiled path must be in use"
     assert result.split and result.band_layers > 0
     assert len(result.windows) > 1, "the calibration latent must be cut into windows"
     assert result.context_frames == voice.decoder.context == 13
@@ -133,24 +136,24 @@ def test_tiny_voice_passes_and_serves_the_prepared_path(
     assert result.audio_seconds > 1 and result.peak > 0.01
     assert not _self_check_warnings(caplog)
     assert any("passed its self-check" in r.getMessage() for r in caplog.records)
-    (record,) = tiny_cache.glob("self-check-*.json")
-    assert self_check.read_result(record) == result
+    assert _recorded(tiny_cache) == result
 
 
-def test_the_result_is_cached_with_the_prepared_models(
+@pytest.mark.slow  # compiles the voice again without its record
+def test_the_result_is_kept_with_the_compiled_models(
     tiny_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    (record,) = tiny_cache.glob("self-check-*.json")
+    (record,) = tiny_cache.glob(f"voice-*/{RECORD}")
     written = record.stat().st_mtime_ns
-    again = Voice.load(TINY, SETTINGS, cache_dir=tiny_cache)
+    again = _load(TINY, tiny_cache)
     assert _checks_run(caplog) == [], "a second start must read the result, not check again"
-    assert again.self_check == self_check.read_result(record)
+    assert again.self_check == _recorded(tiny_cache)
     assert again.decoder is not None and again.decoder.context == 13
     assert record.stat().st_mtime_ns == written
 
-    record.unlink()  # without its record the check runs again
-    assert Voice.load(TINY, SETTINGS, cache_dir=tiny_cache).self_check == again.self_check
+    record.unlink()  # without its record the voice is compiled and checked again
+    assert _load(TINY, tiny_cache).self_check == again.self_check
     assert _checks_run(caplog) == ["tiny"]
 
 
@@ -179,9 +182,9 @@ def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
     peak = float(np.abs(whole).max())
     assert np.max(np.abs(served - whole)) <= self_check.RELATIVE_TOLERANCE * peak
 
-    # The failure is cached too: the next start neither checks again nor opens the halves.
+    # The failure is kept too: the next start neither checks again nor opens the halves.
     caplog.clear()
-    again = Voice.load(speaker, SETTINGS, cache_dir=cache)
+    again = _load(speaker, cache)
     assert again.decoder is None and again.self_check == result
     assert _checks_run(caplog) == []
     assert len(_self_check_warnings(caplog)) == 1
@@ -191,21 +194,49 @@ def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
 @pytest.mark.parametrize(
     ("half", "weight", "step"),
     [
-        ("decoder.onnx", "dec.conv_post.weight", "split"),
-        ("front.onnx", "enc_p.emb.weight", "band attention"),
+        ("decoder", "dec.conv_post.weight", "split"),
+        ("front", "enc_p.emb.weight", "band attention"),
     ],
 )
-def test_a_prepared_half_that_differs_is_named_and_discarded(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, half: str, weight: str, step: str
+def test_a_compiled_half_that_differs_is_named_and_discarded(
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    half: str,
+    weight: str,
+    step: str,
 ) -> None:
     """A decoder that no longer matches the published one fails the split step; a front that
-    no longer matches the exported front fails the band attention step."""
+    no longer matches the exported front fails the band attention step. The compilation runs
+    here, in this process, so that a half can be changed between the split and the check."""
     speaker = _copy_voice(tmp_path, "tampered")
     cache = tmp_path / "cache"
-    split = split_synthesizer(speaker / "synthesizer.onnx", cache)
-    _scale_weight(split.decoder.parent / half, weight, 1.05)
+
+    def tampered_split(source: Path, folder: Path) -> SplitSynthesizer:
+        split = split_synthesizer(source, folder)
+        _scale_weight(getattr(split, half), weight, 1.05)
+        return split
+
+    monkeypatch.setattr(voice_job, "split_synthesizer", tampered_split)
+    engine = Engine(ROOT, threads=1, cache_dir=cache)
+    source = hayakoe_source("tampered", speaker)
+    config = source.read_config()
+    vectors = np.load(speaker / "style_vectors.npy").astype(np.float32)
+    voice_job.compile_voice(
+        VoiceJob(
+            model=source.model,
+            duration_predictor=speaker / "duration_predictor.onnx",
+            name="tampered",
+            target=voice_folder(cache, source),
+            threads=1,
+            sample_rate=config.sample_rate,
+            decoder_shape=config.decoder_shape,
+            calibration=engine._calibration(config, vectors, speaker_of(source, config)),
+        )
+    )
     caplog.set_level(logging.WARNING)
-    voice = Voice.load(speaker, SETTINGS, cache_dir=cache)
+    voice = engine.load_voice(speaker)
+    assert _checks_run(caplog) == [], "the compilation above is used"
     assert voice.decoder is None
     assert voice.self_check is not None
     failed = voice.self_check.failed_step
@@ -229,7 +260,8 @@ def test_check_command_prints_what_the_tiny_voice_uses(tiny_cache: Path) -> None
     assert re.search(r"decoded in windows of \d+/\d+", out), out
     for step in ("split", "band attention", "windows"):
         assert any(line.split()[: len(step.split())] == step.split() for line in out.splitlines())
-    assert "Passed: requests use the prepared models." in out
+    assert "Passed: requests use the compiled models." in out
+    assert "Compiled into" in out
 
 
 @pytest.mark.slow
@@ -257,7 +289,7 @@ def test_the_committed_broken_fixture_falls_back(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING)
-    voice = Voice.load(BROKEN_FIXTURE, SETTINGS, cache_dir=tmp_path)
+    voice = _load(BROKEN_FIXTURE, tmp_path)
     assert voice.decoder is None and voice.self_check is not None
     (warning,) = _self_check_warnings(caplog)
     assert "tiny-broken" in warning and "step 'windows'" in warning
@@ -275,7 +307,7 @@ def test_a_band_rewrite_that_changes_the_front_falls_back(
     speaker = tmp_path / "data" / "onnx" / "speakers" / "tiny-broken-band"
     broken.make_broken_speaker(TINY, speaker, "tiny-broken-band", "band")
     caplog.set_level(logging.WARNING)
-    voice = Voice.load(speaker, SETTINGS, cache_dir=tmp_path / "cache")
+    voice = _load(speaker, tmp_path / "cache")
     assert voice.decoder is None and voice.self_check is not None
     (warning,) = _self_check_warnings(caplog)
     assert "step 'band attention'" in warning
@@ -292,7 +324,7 @@ def test_the_decoder_graph_decides_the_context_over_config_json(
     config_path.write_text(json.dumps(config), encoding="utf-8")
     assert VoiceConfig.read(config_path).decoder_shape.context_frames() != 13
     caplog.set_level(logging.WARNING)
-    voice = Voice.load(speaker, SETTINGS, cache_dir=tmp_path / "cache")
+    voice = _load(speaker, tmp_path / "cache")
     assert voice.decoder is not None and voice.decoder.context == 13
     assert voice.self_check is not None and voice.self_check.passed
     (warning,) = [r.getMessage() for r in caplog.records if "config.json" in r.getMessage()]

@@ -14,6 +14,7 @@ from fresh_python import modules_imported
 
 from wyoming_hayakoe.engine import Engine
 from wyoming_hayakoe.engine.bert import BertEncoder
+from wyoming_hayakoe.engine.compiler import bert as bert_compiler
 from wyoming_hayakoe.errors import ModelFileError
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 from wyoming_hayakoe.text.tokenizer import BertTokenizer
@@ -181,14 +182,36 @@ def _bert_root(tmp_path: Path) -> Path:
     return root
 
 
-def test_vocabulary_larger_than_the_embedding_table_fails_at_load(tmp_path: Path) -> None:
+@pytest.mark.parametrize("compiled", [False, True], ids=["published", "compiled"])
+def test_vocabulary_larger_than_the_embedding_table_fails_at_load(
+    tmp_path: Path, compiled: bool
+) -> None:
     root = _bert_root(tmp_path)
-    Engine(root, threads=1)  # as committed: every id has its embedding
+    cache = tmp_path / "cache" if compiled else None
+    Engine(root, threads=1, cache_dir=cache)  # as committed: every id has its embedding
     vocab = root / "bert" / "tokenizer" / "vocab.txt"
     lines = vocab.read_text(encoding="utf-8").rstrip("\n").split("\n")
     vocab.write_text("\n".join([*lines, "新字"]) + "\n", encoding="utf-8")
-    with pytest.raises(ModelFileError, match=f"cannot embed token id {len(lines)}"):
-        Engine(root, threads=1)
+    for _start in range(2):  # found when compiled, then from the kept verdict
+        with pytest.raises(ModelFileError, match=f"cannot embed token id {len(lines)}"):
+            Engine(root, threads=1, cache_dir=cache)
+
+
+def test_a_compiled_berts_vocabulary_check_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check runs the BERT: once, when it is compiled, not at every start."""
+    root = _bert_root(tmp_path)
+    Engine(root, threads=1, cache_dir=tmp_path / "cache")
+    (record,) = (tmp_path / "cache").glob("bert-*/compiled.json")
+    verdict = json.loads(record.read_text())["result"]["vocabulary"]
+    assert verdict == {"max_token_id": Engine(root, threads=1).frontend.max_token_id, "error": None}
+
+    def refused(*args: object) -> None:
+        raise AssertionError("the BERT was run at start")
+
+    monkeypatch.setattr(bert_compiler, "check_vocabulary", refused)
+    Engine(root, threads=1, cache_dir=tmp_path / "cache")
 
 
 def _toy_bert(path: Path, inputs: dict[str, int]) -> Path:
@@ -220,7 +243,7 @@ def test_bert_inputs_other_than_ids_and_mask_fail_at_load(tmp_path: Path) -> Non
     settings = RuntimeSettings.create(1)
     int64, int32 = 7, 6
     good = _toy_bert(tmp_path / "good.onnx", {"input_ids": int64, "attention_mask": int64})
-    features = BertEncoder(good, settings, max_token_id=5).features([1, 2, 3], [1, 2, 1])
+    features = BertEncoder(good, settings.open(good, "BERT")).features([1, 2, 3], [1, 2, 1])
     assert features.shape == (4, 4)
     np.testing.assert_array_equal(features[0], [1, 2, 2, 3])
     extra = _toy_bert(
@@ -228,7 +251,7 @@ def test_bert_inputs_other_than_ids_and_mask_fail_at_load(tmp_path: Path) -> Non
         {"input_ids": int64, "attention_mask": int64, "token_type_ids": int64},
     )
     with pytest.raises(ModelFileError, match="token_type_ids"):
-        BertEncoder(extra, settings)
+        BertEncoder(extra, settings.open(extra, "BERT"))
     narrow = _toy_bert(tmp_path / "narrow.onnx", {"input_ids": int32, "attention_mask": int64})
     with pytest.raises(ModelFileError, match="int64"):
-        BertEncoder(narrow, settings)
+        BertEncoder(narrow, settings.open(narrow, "BERT"))

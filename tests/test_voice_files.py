@@ -15,12 +15,13 @@ from fake_repo import write_fake_bert
 from hf_server import HFTestServer
 
 from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.engine.compiler.voice_models import voice_folder
 from wyoming_hayakoe.errors import ModelFileError, UnknownStyleError
-from wyoming_hayakoe.runtime.model_cache import split_synthesizer
 from wyoming_hayakoe.service.voice_names import request_params
 from wyoming_hayakoe.voices import layout
 from wyoming_hayakoe.voices.config import VoiceConfig
 from wyoming_hayakoe.voices.download import DownloadOptions
+from wyoming_hayakoe.voices.sources import hayakoe_source
 from wyoming_hayakoe.voices.store import VoiceStore
 
 TINY_ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
@@ -108,12 +109,13 @@ def test_external_weights_load_and_belong_to_the_cache_key(
     assert engine.load_voice(folder).decoder is not None
     assert np.max(np.abs(_audio(engine, folder) - tiny_audio)) <= 1e-4
 
-    first = split_synthesizer(synthesizer, tmp_path / "cache").front.parent
-    # New weights with the graph file untouched: the prepared copy must not be reused.
+    source = hayakoe_source("external", folder)
+    first = voice_folder(tmp_path / "cache", source)
+    assert first.is_dir()
+    # New weights with the graph file untouched: the compiled copy must not be reused.
     stat = data.stat()
     os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    second = split_synthesizer(synthesizer, tmp_path / "cache").front.parent
-    assert first != second
+    assert voice_folder(tmp_path / "cache", source) != first
 
 
 def test_download_brings_external_weights_before_their_model(tmp_path: Path) -> None:

@@ -1,18 +1,20 @@
-"""Prepare a voice and show its self-check: ``python -m wyoming_hayakoe.check --voice NAME``.
+"""Compile a voice and show its self-check: ``python -m wyoming_hayakoe.check --voice NAME``.
 
 Finds the voice as the server does (a HayaKoe folder, an ``.aivmx`` file or a Style-Bert-VITS2
-export in any ``--data-dir``), prepares its models as the server does (split at the decoder,
-attention on its band, optimized copies in the cache), runs the self-check against the
-published synthesizer (or reads its cached result) and prints what requests will use and how
-far each step is from the published synthesizer. Exit status 0 when the voice passed, or
-failed and is served whole (the output says so); 1 when the voice is not there or cannot be
-loaded; 2 for a bad argument.
+export in any ``--data-dir``), compiles the shared BERT and the voice's models into the
+server's cache as the server does (split at the decoder, attention on its band, optimized for
+this CPU), runs the self-check against the published synthesizer (or reads its kept result)
+and prints what requests will use and how far each step is from the published synthesizer.
+Run on a larger machine of the same kind, it fills a cache folder a small board can use as it
+is. Exit status 0 when the voice passed, or failed and is served whole (the output says so); 1
+when the voice is not there or cannot be loaded; 2 for a bad argument.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,8 +32,8 @@ if TYPE_CHECKING:
 def _parser() -> argparse.ArgumentParser:
     parser = OneLineArgumentParser(
         prog="python -m wyoming_hayakoe.check",
-        description="Prepare a voice and check its prepared models against its published "
-        "synthesizer.",
+        description="Compile a voice for this machine and check its compiled models against its "
+        "published synthesizer.",
     )
     parser.add_argument(
         "--voice",
@@ -48,13 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cache-dir",
         type=Path,
-        help=f"prepared models (default: the first DATA_DIR/{CACHE_DIR}, as the server's)",
+        help=f"compiled models (default: the first DATA_DIR/{CACHE_DIR}, as the server's)",
     )
     parser.add_argument(
         "--threads", type=positive_int, help="CPU threads for ONNX Runtime (default: all cores)"
     )
     parser.add_argument(
-        "--again", action="store_true", help="run the check again even if its result is cached"
+        "--again", action="store_true", help="compile and check again even if it was done"
     )
     parser.add_argument("--debug", action="store_true", help="log what happens")
     return parser
@@ -66,9 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.debug else logging.WARNING, format=logging.BASIC_FORMAT
     )
     # Imported after parsing: --help and argument errors need no ONNX Runtime.
-    from .engine.self_checked import result_file
-    from .engine.voice import Voice
-    from .runtime.sessions import RuntimeSettings
+    from .engine import Engine
+    from .engine.compiler.voice_models import voice_folder
     from .service.voice_names import VoiceNames
     from .voices.store import VoiceStore
 
@@ -85,9 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     cache_dir = args.cache_dir or data_dirs[0] / CACHE_DIR
     if args.again:
-        result_file(source.model, cache_dir).unlink(missing_ok=True)
+        shutil.rmtree(voice_folder(cache_dir, source), ignore_errors=True)
     try:
-        voice = Voice.load(source, RuntimeSettings.create(args.threads), cache_dir=cache_dir)
+        # The BERT is compiled too: its calibration inputs check the voice, and a cache
+        # filled here serves a small board from its first start.
+        engine = Engine(store.ensure_bert(), threads=args.threads, cache_dir=cache_dir)
+        voice = engine.load_voice(source)
+        engine.gain(voice)
     except HayakoeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -99,11 +104,16 @@ def _describe(voice: Voice) -> list[str]:
     result = voice.self_check
     configured = voice.config.decoder_shape.context_frames()
     lines = [f"Voice {voice.name} ({voice.source.path})"]
+    if voice.compiled is not None:
+        lines.append(
+            f"Compiled into {voice.compiled} (copy the cache folder to another machine of the "
+            "same kind, with the same ONNX Runtime, and it starts from there)"
+        )
     if result is None:
         lines.append(
-            "Not prepared (no writable cache folder, or the synthesizer cannot be split: see "
-            "the warning above). Served by the whole synthesizer: sound starts when a sentence "
-            "is finished."
+            "Not split (no writable cache folder, the synthesizer cannot be split, or its "
+            "compilation failed: see the warning above). Served by the whole synthesizer: "
+            "sound starts when a sentence is finished."
         )
         return lines
     band = (
@@ -112,7 +122,7 @@ def _describe(voice: Voice) -> list[str]:
         else ("attention as exported")
     )
     lines += [
-        f"Prepared: split at the decoder, {band}, decoder context {result.context_frames} "
+        f"Compiled: split at the decoder, {band}, decoder context {result.context_frames} "
         f"frames either side (config.json: {configured})",
         f"Calibration: {result.audio_seconds:.2f} s of audio, peak {result.peak:.3f}, decoded "
         f"in windows of {'/'.join(str(w) for w in result.windows)} frames",
@@ -125,11 +135,11 @@ def _describe(voice: Voice) -> list[str]:
         lines.append(f"  {step.step:<15} {step.difference:.1e}  {verdict}{detail}")
     lines.append(f"  {'overall':<15} {result.max_difference:.1e}")
     if result.passed:
-        lines.append("Passed: requests use the prepared models.")
+        lines.append("Passed: requests use the compiled models.")
     else:
         failed = result.failed_step
         lines.append(
-            f"FAILED at step '{failed.step if failed else 'overall'}': the prepared models "
+            f"FAILED at step '{failed.step if failed else 'overall'}': the compiled models "
             "are discarded and the voice is served by its whole synthesizer (sound starts "
             "when a sentence is finished)."
         )

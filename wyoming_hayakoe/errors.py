@@ -16,6 +16,14 @@ class ModelFileError(HayakoeError):
     """
 
 
+class MemoryShortError(HayakoeError):
+    """Memory ran out while loading or preparing a model.
+
+    The message says which step, what memory was seen, and how to give it more; it never
+    blames the files, which are fine.
+    """
+
+
 class UnknownVoiceError(HayakoeError, KeyError):
     """No voice of that name is installed or in the catalog."""
 

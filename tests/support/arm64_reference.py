@@ -15,7 +15,6 @@ import numpy as np
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.synthesizer import synthesize
 
 TINY_ROOT = TINY_VOICE_ROOT
 SENTENCE = "こんにちは、今日は良い天気ですね。"
@@ -53,7 +52,7 @@ def synthesize_from(engine: Engine, features: np.ndarray) -> np.ndarray:
     voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
     phonemes = engine.frontend.phonemize(SENTENCE)
     style = voice.style_vector(DETERMINISTIC.style, DETERMINISTIC.style_weight)
-    windows = synthesize(voice, phonemes, features, style, DETERMINISTIC)
+    windows = voice.synthesize(phonemes, features, style, DETERMINISTIC)
     return np.concatenate(list(windows)).astype(np.float32)
 
 

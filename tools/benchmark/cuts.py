@@ -19,8 +19,10 @@ import numpy as np
 import onnxruntime as ort
 
 from wyoming_hayakoe.engine.decoder import Decoder
-from wyoming_hayakoe.engine.voice import Voice
+from wyoming_hayakoe.engine.engine import Engine
+from wyoming_hayakoe.runtime.optimize import optimize
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
+from wyoming_hayakoe.runtime.synthesizer_split import WEIGHTS, split_synthesizer
 
 
 def _through_whole(
@@ -57,11 +59,14 @@ def main() -> None:
     settings = RuntimeSettings.create(args.threads)
     with tempfile.TemporaryDirectory() as cache_name:
         cache = Path(cache_name)
-        voice = Voice.load(args.voice_dir, settings, cache_dir=cache)
+        engine = Engine(args.voice_dir.parents[2], args.threads, cache_dir=cache)
+        voice = engine.load_voice(args.voice_dir)
         decoder = voice.decoder
         assert decoder is not None
-        whole_file = next(cache.glob("split-*")) / "decoder.onnx"
-        whole = settings.open(whole_file, "decoder", cache)
+        # The decoder as one graph, compiled like the stages.
+        split = split_synthesizer(voice.model_path, cache / "split")
+        optimize(split.decoder, cache / "decoder.onnx", settings.session_options(), WEIGHTS)
+        whole = settings.open(cache / "decoder.onnx", "decoder", optimized=True)
         context = voice.config.decoder_shape.context_frames()
         shapes = {i.name: i.shape for i in whole.get_inputs()}
         rng = np.random.default_rng(0)

@@ -21,7 +21,6 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError
-from ..runtime.prepare_child import stages_in_child
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
 from .schedule import MAX_WINDOW_FRAMES
@@ -246,34 +245,40 @@ def stage_reaches(shape: DecoderShape) -> list[tuple[int, int, int]]:
 
 
 def open_decoder(
-    decoder: Path,
-    latent: str,
-    condition: str,
+    stages: Sequence[Path],
+    signal_inputs: Sequence[str],
+    names: tuple[str, str],
     shape: DecoderShape,
     settings: RuntimeSettings,
-    cache_dir: Path,
     context: int | None = None,
 ) -> Decoder:
-    """The decoder model cut into stages (prepared once into ``cache_dir``) and opened;
-    ``context`` is the whole decoder's reach if known from its graph."""
-    files = stages_in_child(decoder, latent, condition, cache_dir)
+    """The decoder's compiled stages (see runtime/decoder_stages.py), opened; ``names`` are
+    the latent's and the condition's, ``context`` the whole decoder's reach if known from its
+    graph."""
+    latent, condition = names
     reaches = stage_reaches(shape)
-    if len(reaches) != len(files.paths):
+    if len(reaches) != len(stages):
         raise ModelFileError(
-            f"{decoder}: {len(files.paths)} stages, but config.json describes {len(reaches)}"
+            f"{stages[0].parent}: {len(stages)} decoder stages, but config.json describes "
+            f"{len(reaches)}"
         )
-    stages = []
+    opened = []
     for index, (path, signal, (rate, before, after)) in enumerate(
-        zip(files.paths, files.signal_inputs, reaches, strict=True)
+        zip(stages, signal_inputs, reaches, strict=True)
     ):
-        session = settings.open(path, f"Decoder stage {index}", cache_dir)
+        session = settings.open(path, f"Decoder stage {index}", optimized=True)
         reads = condition in {i.name for i in session.get_inputs()}
-        stages.append(Stage(session, signal, condition if reads else None, rate, before, after))
-    hop = math.prod(stage.rate for stage in stages)
-    weights = [path.stat().st_size for path in files.paths]
-    cut = cut_cost(stages, weights)
+        opened.append(Stage(session, signal, condition if reads else None, rate, before, after))
+    hop = math.prod(stage.rate for stage in opened)
+    cut = cut_cost(opened, [_weight_bytes(path) for path in stages])
     reach = shape.context_frames() if context is None else context
-    return Decoder(stages, latent, condition, hop, reach, cut)
+    return Decoder(opened, latent, condition, hop, reach, cut)
+
+
+def _weight_bytes(stage: Path) -> int:
+    """A compiled stage's size: its graph and the weights beside it (``stageN.data``)."""
+    data = stage.with_suffix(".data")
+    return stage.stat().st_size + (data.stat().st_size if data.is_file() else 0)
 
 
 def cut_cost(stages: Sequence[Stage], weights: Sequence[int]) -> float:

@@ -14,19 +14,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelFileError
-from ..runtime.model_cache import cached_number, release_freed_heap, writable
-from ..runtime.sessions import RuntimeSettings
-from ..runtime.staging import remove_abandoned
+from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.sentences import Sentence
 from ..text.with_reading import TextWithReading
 from ..voices import layout
+from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource, hayakoe_source
 from . import audio as pcm
 from .audio_cache import AudioCache
-from .bert import BertEncoder
-from .calibration import CALIBRATION_TEXT, calibration_feeds, gain_in_child, gain_of
+from .calibration import CALIBRATION_TEXT, Calibration, calibration, gain_file, gain_of
+from .compiler.bert import open_bert
+from .compiler.cache import cache_key, keep, prune, writable
+from .compiler.staging import remove_abandoned
 from .pacing import Pacing, PlaybackClock, Scheduler
 from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
@@ -36,7 +36,6 @@ from .profile import RequestProfile
 from .reading import Reading
 from .schedule import DecodeSpeed
 from .streaming import warm_up
-from .synthesizer import synthesis_steps
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -57,20 +56,21 @@ class Engine:
         audio_cache_bytes: int = 0,
         user_dictionary: Path | None = None,
     ) -> None:
-        """``cache_dir``: where models prepared for this machine are kept (see model_cache);
-        without it models load unprepared and sentences come out whole.
+        """``cache_dir``: where models compiled for this machine are kept (see compiler/);
+        without it models load as published and sentences come out whole.
         ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
         ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited."""
         self.settings = RuntimeSettings.create(threads)
         self.cache_dir = cache_dir
         if cache_dir is not None and writable(cache_dir):
             remove_abandoned(cache_dir)
+            prune(cache_dir)
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         started = time.monotonic()
         frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
         self.reading = Reading(frontend, user_dictionary, self._clear_audio_cache)
         self.refresh_user_dictionary()
-        self.bert = BertEncoder(
+        self.bert = open_bert(
             layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
         )
         self._voices: dict[Path, Voice] = {}
@@ -94,7 +94,7 @@ class Engine:
         with self._load_lock:
             loaded = self._voices.get(key)
             if loaded is None:
-                loaded = Voice.load(source, self.settings, name, self.cache_dir)
+                loaded = Voice.load(source, self.settings, name, self.cache_dir, self._calibration)
                 if loaded.decoder is not None:
                     warm_up(loaded.decoder, loaded.sample_rate, self._speed(loaded))
                 release_freed_heap()
@@ -104,16 +104,24 @@ class Engine:
             return loaded.for_source(source)
 
     def gain(self, voice: Voice) -> float:
-        """The voice's loudness gain, measured on a calibration sentence once (then cached on
-        disk with the prepared models; see calibration.py). Call it where synthesis may run."""
+        """The voice's loudness gain, measured on the calibration sentences once (when its
+        models are compiled, or here; then kept with its compiled models). Call it where
+        synthesis may run."""
         if voice.gain is None:
             started = time.monotonic()
-            voice.gain = cached_number(
-                self.cache_dir,
-                [voice.model_path, self.bert.path],
-                "gain" if voice.speaker_id == 0 else f"gain-speaker{voice.speaker_id}",
-                lambda: self._calibrate(voice),
-            )
+            key = self._calibration_key(voice.speaker_id)
+            kept = gain_file(voice.compiled, key) if voice.compiled else None
+            try:
+                voice.gain = float(kept.read_text()) if kept else None
+            except (OSError, ValueError):
+                voice.gain = None
+            if voice.gain is None:
+                inputs = self._calibration(voice.config, voice.style_vectors, voice.speaker_id)
+                voice.gain = gain_of(
+                    voice.synthesizer, voice.inputs, voice.decoder, inputs, voice.sample_rate
+                )
+                if kept is not None:
+                    keep(kept, repr(voice.gain), f"the gain of {voice.name}")
             _LOGGER.info(
                 "Voice %s calibrated in %.2f s (gain %.2f)",
                 voice.name,
@@ -121,6 +129,21 @@ class Engine:
                 voice.gain,
             )
         return voice.gain
+
+    def _calibration(self, config: VoiceConfig, vectors: np.ndarray, speaker: int) -> Calibration:
+        """The calibration sentences of a voice's speaker, as synthesizer inputs."""
+        return calibration(
+            self._calibration_key(speaker),
+            self.prepare(CALIBRATION_TEXT),
+            self.features,
+            config.styles,
+            vectors,
+            speaker,
+        )
+
+    def _calibration_key(self, speaker: int) -> str:
+        """What the calibration inputs depend on besides the voice: the speaker and the BERT."""
+        return f"speaker{speaker}-{cache_key([self.bert.path])}"
 
     def decode_speed(self, voice: Voice) -> float | None:
         """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
@@ -307,7 +330,7 @@ class Engine:
         before its first audio."""
         with profile.timing("bert"):
             features = self.features(sentence.phonemes)
-        steps = synthesis_steps(voice, sentence.phonemes, features, *style, scheduler=scheduler)
+        steps = voice.synthesis_steps(sentence.phonemes, features, *style, scheduler=scheduler)
         while True:
             with profile.timing("synthesizer"):
                 window = next(steps, _END)
@@ -325,15 +348,6 @@ class Engine:
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""
         return self.bert.features(self.frontend.token_ids(phonemes.bert_text), phonemes.word2ph)
-
-    def _calibrate(self, voice: Voice) -> float:
-        feeds = calibration_feeds(voice, self.prepare(CALIBRATION_TEXT), self.features)
-        if voice.decoder is not None and self.cache_dir is not None:
-            try:
-                return gain_in_child(voice, feeds, self.settings.threads, self.cache_dir)
-            except ModelFileError as err:  # the same measurement here costs only memory
-                _LOGGER.warning("Calibrating %s in this process instead: %s", voice.name, err)
-        return gain_of(voice.synthesizer, voice.inputs, voice.decoder, feeds, voice.sample_rate)
 
 
 def _pause_target(planner: PausePlanner, index: int, params: SynthesisParams) -> float:

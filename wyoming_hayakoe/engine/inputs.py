@@ -35,6 +35,10 @@ SCALARS = frozenset({"length_scale", "sdp_ratio", "noise_scale", "noise_scale_w"
 MODEL_INPUTS = frozenset({"x", "x_lengths", "sid", "tone", "language", "bert", "style_vec"})
 CONTROL_INPUTS = frozenset({"length_scale", "noise_scale_w", "sdp_ratio"})
 """What the duration predictor needs besides the model inputs (the synthesizer: noise_scale)."""
+DURATION_NAMES = MODEL_INPUTS | CONTROL_INPUTS
+"""What a duration predictor must take."""
+SYNTHESIZER_NAMES = DURATION_NAMES | {"noise_scale"}
+"""What a synthesizer (or its front) must take."""
 
 
 @dataclass(frozen=True)

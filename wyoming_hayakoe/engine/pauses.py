@@ -22,7 +22,6 @@ from ..text.frontend import Phonemes
 from ..text.symbols import SYMBOLS
 from .params import SynthesisParams
 from .prepared import PreparedSentence
-from .synthesizer import predict_durations
 from .voice import Voice
 
 Features = Callable[[Phonemes], np.ndarray]
@@ -137,8 +136,7 @@ class PausePlanner:
         if len(phonemes.bert_text) + 2 > _MAX_BERT_TOKENS:
             _LOGGER.debug("Group %s too long for pause prediction: 80 ms pauses", group)
             return fallback
-        durations = predict_durations(
-            self._voice,
+        durations = self._voice.predict_durations(
             phonemes,
             self._features(phonemes),
             self._style_vector,

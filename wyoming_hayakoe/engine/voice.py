@@ -2,13 +2,15 @@
 
 Any packaging of a Style-Bert-VITS2 JP-Extra voice loads the same way (voices/sources.py): a
 HayaKoe folder brings its own duration predictor; an AIVMX file or an SBV2 export holds the
-whole graph, so its duration predictor is cut out of it and checked against it on a probe.
+whole graph, so its duration predictor is cut out of it and checked against it on the
+calibration sentences.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,20 +18,24 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError, UnknownStyleError
-from ..runtime import model_io
-from ..runtime.duration_branch import duration_branch
-from ..runtime.model_cache import cached_number, writable
-from ..runtime.prepare_child import durations_in_child
-from ..runtime.self_check import SelfCheckResult
 from ..runtime.sessions import RuntimeSettings
+from ..text.frontend import Phonemes
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource
+from .calibration import Calibration
+from .compiler.cache import keep
+from .compiler.self_check import SelfCheckResult
+from .compiler.voice_models import VoiceModels, open_models
 from .decoder import Decoder
-from .inputs import CONTROL_INPUTS, MODEL_INPUTS, InputNames
-from .probe import branch_matches_graph
-from .self_checked import open_checked
+from .inputs import DURATION_NAMES, InputNames
+from .pacing import Scheduler
+from .params import SynthesisParams
+from .synthesizer import sentence_audio, synthesis_steps, synthesizer_inputs
 
 _LOGGER = logging.getLogger(__name__)
+
+CalibrationMaker = Callable[[VoiceConfig, np.ndarray, int], Calibration]
+"""Makes a voice's calibration inputs from its config, style vectors and speaker."""
 
 
 @dataclass
@@ -51,7 +57,9 @@ class Voice:
     gain: float | None = None
     """Loudness gain, measured once on a calibration sentence (see Engine.gain)."""
     self_check: SelfCheckResult | None = None
-    """How the prepared models compared with the published synthesizer (None: not prepared)."""
+    """How the compiled models compared with the published synthesizer (None: no check)."""
+    compiled: Path | None = None
+    """The folder of its compiled models, which also keeps what was measured on them."""
 
     @property
     def model_path(self) -> Path:
@@ -59,11 +67,7 @@ class Voice:
 
     @property
     def speaker_id(self) -> int:
-        """The speaker requests use unless they name another: the one speaker of a voice cut
-        out of a multi-speaker model, else the config's default."""
-        if self.source.speaker is not None:
-            return self.source.speaker_id
-        return self.config.default_speaker_id
+        return speaker_of(self.source, self.config)
 
     @property
     def sample_rate(self) -> int:
@@ -87,10 +91,12 @@ class Voice:
         settings: RuntimeSettings,
         name: str | None = None,
         cache_dir: Path | None = None,
+        calibration: CalibrationMaker | None = None,
     ) -> Voice:
-        """Load the voice; with a writable ``cache_dir`` the synthesizer is split and every
-        model optimized once for this machine (see model_cache.py). A folder ``source`` is a
-        HayaKoe voice folder."""
+        """Load the voice; with a writable ``cache_dir`` its models are compiled once for
+        this machine (see compiler/), which checks them on the calibration sentences that
+        ``calibration`` makes (Engine.load_voice gives it). A folder ``source`` is a HayaKoe
+        voice folder."""
         if isinstance(source, Path):
             from ..voices.sources import hayakoe_source
 
@@ -98,22 +104,27 @@ class Voice:
         config = source.read_config()
         vectors = _checked_vectors(source, config)
         name = name or source.name
-        synthesizer, inputs, decoder, check = _open_synthesizer(
-            source.model, name, config, vectors, settings, cache_dir
-        )
+
+        def calibrate() -> Calibration:
+            if calibration is None:
+                raise ValueError("compiling a voice needs its calibration sentences")
+            return calibration(config, vectors, speaker_of(source, config))
+
+        models = open_models(source, name, config, settings, cache_dir, calibrate)
         voice = cls(
             name=name,
             source=source,
             config=config,
             style_vectors=vectors,
-            synthesizer=synthesizer,
-            inputs=inputs,
-            decoder=decoder,
+            synthesizer=models.synthesizer,
+            inputs=models.inputs,
+            decoder=models.decoder,
             duration_predictor=None,
-            self_check=check,
+            self_check=models.self_check,
+            compiled=models.folder,
         )
         voice.duration_predictor, voice.duration_inputs = _duration_predictor(
-            voice, settings, cache_dir
+            voice, models, settings, calibrate
         )
         _log_loaded(voice)
         return voice
@@ -134,6 +145,50 @@ class Voice:
         mean = self.style_vectors[0]
         return mean + (self.style_vectors[row] - mean) * weight
 
+    def synthesize(
+        self,
+        phonemes: Phonemes,
+        bert: np.ndarray,
+        style_vector: np.ndarray,
+        params: SynthesisParams,
+        early: bool = False,
+    ) -> Iterator[np.ndarray]:
+        """Float32 audio of one sentence in [-1, 1]; when the synthesizer is split and
+        ``early`` sound is wanted, a long sentence comes in windows."""
+        values = synthesizer_inputs(phonemes, bert, style_vector, params)
+        yield from sentence_audio(self.synthesizer, self.inputs, self.decoder, values, early)
+
+    def synthesis_steps(
+        self,
+        phonemes: Phonemes,
+        bert: np.ndarray,
+        style_vector: np.ndarray,
+        params: SynthesisParams,
+        scheduler: Scheduler,
+    ) -> Iterator[np.ndarray | None]:
+        """One sentence in the steps a caller can interleave (see synthesizer.py)."""
+        values = synthesizer_inputs(phonemes, bert, style_vector, params)
+        yield from synthesis_steps(
+            self.synthesizer, self.inputs, self.decoder, values, self.sample_rate, scheduler
+        )
+
+    def predict_durations(
+        self,
+        phonemes: Phonemes,
+        bert: np.ndarray,
+        style_vector: np.ndarray,
+        params: SynthesisParams,
+    ) -> np.ndarray | None:
+        """Frames per phoneme from the duration predictor (``[1, T]`` or, cut out of an SBV2
+        graph, ``[1, 1, T]``), or None if the voice has none."""
+        if self.duration_predictor is None or self.duration_inputs is None:
+            return None
+        values = synthesizer_inputs(phonemes, bert, style_vector, params)
+        durations: np.ndarray = self.duration_predictor.run(
+            None, self.duration_inputs.feed(values)
+        )[0]
+        return durations.reshape(-1)
+
     def check_speaker(self, speaker_id: int) -> None:
         if speaker_id not in self.config.speakers.values():
             raise UnknownStyleError(
@@ -153,77 +208,81 @@ def _checked_vectors(source: VoiceSource, config: VoiceConfig) -> np.ndarray:
     return vectors.astype(np.float32)
 
 
-def _open_synthesizer(
-    path: Path,
-    name: str,
-    config: VoiceConfig,
-    style_vectors: np.ndarray,
-    settings: RuntimeSettings,
-    cache_dir: Path | None,
-) -> tuple[ort.InferenceSession, InputNames, Decoder | None, SelfCheckResult | None]:
-    """The split synthesizer (front, decoder) if it is prepared and passes its self-check,
-    else the whole one."""
-    required = MODEL_INPUTS | CONTROL_INPUTS | {"noise_scale"}
-    check = None
-    if cache_dir is not None and path.is_file() and writable(cache_dir):
-        try:
-            checked = open_checked(path, name, config, style_vectors, settings, cache_dir)
-            check = checked.result
-            if checked.front is not None:
-                inputs = InputNames.of(checked.front, path, "Synthesizer", required)
-                return checked.front, inputs, checked.decoder, check
-        except Exception as err:  # any export we cannot split still works whole
-            _LOGGER.warning(
-                "Cannot split %s for streaming inside sentences (%s): using it whole", path, err
-            )
-    synthesizer = settings.open(path, "Synthesizer", cache_dir)
-    inputs = InputNames.of(synthesizer, path, "Synthesizer", required)
-    model_io.check_synthesizer(synthesizer, path)
-    return synthesizer, inputs, None, check
+def speaker_of(source: VoiceSource, config: VoiceConfig) -> int:
+    """The speaker requests use unless they name another: the one speaker of a voice cut out
+    of a multi-speaker model, else the config's default."""
+    if source.speaker is not None:
+        return source.speaker_id
+    return config.default_speaker_id
+
+
+_BRANCH_VERDICT = "duration-branch-check.txt"
+"""In a compiled folder: whether the branch cut from the synthesizer agreed with it."""
 
 
 def _duration_predictor(
-    voice: Voice, settings: RuntimeSettings, cache_dir: Path | None
+    voice: Voice,
+    models: VoiceModels,
+    settings: RuntimeSettings,
+    calibrate: Callable[[], Calibration],
 ) -> tuple[ort.InferenceSession | None, InputNames | None]:
-    """The voice's own duration predictor file, or the branch cut out of its synthesizer;
-    None (pauses of 80 ms) if there is neither."""
-    path = voice.source.duration_predictor
-    required = MODEL_INPUTS | CONTROL_INPUTS
-    if path is not None and path.exists():
-        session = settings.open(path, "Duration predictor", cache_dir)
-        return session, InputNames.of(session, path, "Duration predictor", required)
-    if path is not None:
-        _LOGGER.info(
-            "%s has no %s: cutting it out of the synthesizer", voice.source.path, path.name
-        )
+    """The voice's own duration predictor, or the branch cut out of its synthesizer once it
+    has agreed with it; None (pauses of 80 ms) if there is neither."""
+    session = models.duration_predictor
+    own = voice.source.duration_predictor
     try:
-        if cache_dir is not None and writable(cache_dir):
-            branch: Path | bytes = durations_in_child(voice.model_path, cache_dir)
-        else:
-            branch = duration_branch(voice.model_path, None)
-        if isinstance(branch, Path):
-            session = settings.open(branch, "Duration predictor", cache_dir)
-        else:
+        if session is None and models.folder is None:  # published: cut it here
+            if own is not None:
+                _LOGGER.info("%s has no %s: cutting it out of the synthesizer",
+                             voice.source.path, own.name)  # fmt: skip
+            # Graph editing imports onnx: only where nothing was compiled.
+            from ..runtime.duration_branch import duration_branch_bytes
+
+            branch = duration_branch_bytes(voice.model_path)
             options = settings.session_options()
             session = ort.InferenceSession(branch, options, providers=["CPUExecutionProvider"])
-        inputs = InputNames.of(session, voice.model_path, "Duration branch", required)
-        matches = cached_number(
-            cache_dir,
-            [voice.model_path],
-            "duration-branch-check",
-            lambda: float(branch_matches_graph(voice, session, inputs)),
-        )
+        if session is None:
+            return None, None
+        what = "Duration predictor" if models.duration_source else "Duration branch"
+        inputs = InputNames.of(session, models.duration_source or voice.model_path, what,
+                               DURATION_NAMES)  # fmt: skip
+        if models.duration_source is not None or _branch_agrees(voice, session, inputs, calibrate):
+            return session, inputs
     except Exception as err:  # pauses are a nicety: any failure here leaves the voice usable
         _LOGGER.warning("No predicted pauses for %s, they fall back to 80 ms: %s", voice.name, err)
         return None, None
-    if not matches:
-        _LOGGER.warning(
-            "The duration branch cut out of %s disagrees with the whole graph's audio length: "
-            "pauses fall back to 80 ms",
-            voice.model_path,
-        )
-        return None, None
-    return session, inputs
+    _LOGGER.warning(
+        "The duration branch cut out of %s disagrees with the whole graph's audio length: "
+        "pauses fall back to 80 ms",
+        voice.model_path,
+    )
+    return None, None
+
+
+def _branch_agrees(
+    voice: Voice,
+    branch: ort.InferenceSession,
+    inputs: InputNames,
+    calibrate: Callable[[], Calibration],
+) -> bool:
+    """Whether the branch's frames times the hop are the samples the synthesizer makes on
+    each calibration sentence (at zero noise both are deterministic: anything else means the
+    cut found the wrong node, and the pauses would be wrong). Checked once per compiled
+    folder."""
+    verdict = voice.compiled / _BRANCH_VERDICT if voice.compiled else None
+    try:
+        if verdict is not None:
+            return verdict.read_text().strip() == "agrees"
+    except OSError:
+        pass
+    agrees = True
+    for values in calibrate().feeds:
+        frames = round(float(branch.run(None, inputs.feed(values))[0].sum()))
+        audio = sentence_audio(voice.synthesizer, voice.inputs, voice.decoder, values)
+        agrees &= frames > 0 and frames * voice.config.hop_length == sum(len(p) for p in audio)
+    if verdict is not None:
+        keep(verdict, "agrees\n" if agrees else "differs\n", "the duration branch's check")
+    return agrees
 
 
 def _log_loaded(voice: Voice) -> None:

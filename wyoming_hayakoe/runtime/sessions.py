@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,9 +12,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from ..errors import ModelFileError
-from .model_cache import writable
-from .prepare_child import optimized_in_child
+from ..errors import MemoryShortError, ModelFileError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -145,37 +144,62 @@ class RuntimeSettings:
         options.add_session_config_entry("session.use_env_allocators", "1")
         return options
 
-    def open(self, path: Path, what: str, cache_dir: Path | None = None) -> ort.InferenceSession:
-        """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError.
+    def open(self, path: Path, what: str, optimized: bool = False) -> ort.InferenceSession:
+        """Open ``path`` on the CPU, turning a missing or broken file into ModelFileError and
+        a failed allocation into MemoryShortError.
 
-        With a writable ``cache_dir`` the model is optimized once into it and later loaded
-        from there without optimizing again.
+        ``optimized``: the file was optimized for this machine already (see optimize.py):
+        it is loaded as it is, its weights mapped. Otherwise ONNX Runtime optimizes it
+        while loading.
         """
         if not path.is_file():
             raise ModelFileError(
                 f"{what} not found: {path}. Download the voice again or copy the file there."
             )
+        options = self.session_options()
+        if optimized:
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
-            if cache_dir is not None and writable(cache_dir):
-                # In a child process: the optimizer's heap never becomes the server's.
-                prepared = optimized_in_child(path, cache_dir, self.threads)
-                options = self.session_options()
-                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-                session = ort.InferenceSession(
-                    str(prepared), options, providers=["CPUExecutionProvider"]
-                )
-            else:
-                session = ort.InferenceSession(
-                    str(path), self.session_options(), providers=["CPUExecutionProvider"]
-                )
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as err:  # ORT raises bare RuntimeError/Fail subclasses
             reason = str(err).strip().splitlines()[-1][:200] if str(err).strip() else ""
+            if is_allocation_failure(err):
+                raise MemoryShortError(
+                    f"Not enough memory to load {what} from {path} ({reason})"
+                ) from err
+            # A compiled copy is the compiler's to mend; a published file is the user's.
+            advice = (
+                ""
+                if optimized
+                else " The file is probably truncated or corrupt: delete it and download it again."
+            )
             raise ModelFileError(
-                f"{what} is not a valid ONNX model: {path} ({type(err).__name__}: {reason}). "
-                "The file is probably truncated or corrupt: delete it and download it again."
+                f"{what} is not a valid ONNX model: {path} ({type(err).__name__}: {reason})."
+                + advice
             ) from err
         _LOGGER.debug("Loaded %s from %s (%d threads)", what, path, self.threads)
         return session
+
+
+def is_allocation_failure(err: BaseException) -> bool:
+    """Whether ``err`` says memory ran out: Python's MemoryError, or ONNX Runtime's C++
+    ``std::bad_alloc`` and failed buffer allocations, which reach Python as plain errors."""
+    if isinstance(err, MemoryError):
+        return True
+    text = str(err)
+    return "bad_alloc" in text or "Failed to allocate memory" in text
+
+
+def release_freed_heap() -> None:
+    """Give the heap that building sessions left behind back to the OS (glibc keeps it)."""
+    if platform.system() != "Linux":
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import Continuation, Engine, SynthesisParams, Voice
+from ..engine import Continuation, Engine, SelfCheckResult, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
-from ..runtime.self_check import SelfCheckResult
 from ..text.frontend import TextFrontend
 from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
@@ -45,7 +44,7 @@ class VoiceStatus:
     """What a loaded voice showed on this machine."""
 
     self_check: str | None
-    """The self-check of its prepared models, in one line (None: served as published)."""
+    """The self-check of its compiled models, in one line (None: served as published)."""
     self_check_passed: bool | None
     decode_speed: float | None
     """Seconds of audio decoded per second, as the schedule assumes it (None: not yet)."""

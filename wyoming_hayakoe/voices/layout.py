@@ -11,7 +11,7 @@ The layout is the Hugging Face repository's, so a mirror or a manual copy works:
     <data dir>/aivmx/*.aivmx, <data dir>/*.aivmx (AivisHub voices, see aivmx.py)
     <data dir>/sbv2/<model>/, <data dir>/model_assets/<model>/ (Style-Bert-VITS2 ONNX exports)
     <data dir>/user_dict.csv (optional, the user's own readings)
-    <download dir>/cache/ (models prepared for this machine)
+    <download dir>/cache/ (models compiled for this machine)
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ SBV2_EXPORT_DIRS = ("sbv2", "model_assets")
 where Style-Bert-VITS2 itself keeps them)."""
 USER_DICTIONARY_FILE = "user_dict.csv"
 CACHE_DIR = "cache"
-"""Default folder for prepared models, relative to the download dir."""
+"""Default folder for compiled models, relative to the download dir."""
 
 CONFIG_FILE = "config.json"
 STYLE_VECTORS_FILE = "style_vectors.npy"

@@ -1,10 +1,12 @@
-"""Staging folders: where a prepared model is written before it is moved into the cache.
+"""Staging folders: where a compilation is written before it is moved into the cache.
 
-A preparation writes into a hidden folder of the cache and renames it into place when it is
+A compilation writes into a hidden folder of the cache and renames it into place when it is
 complete, so nothing half-written is ever loaded. A process killed half-way (the OOM killer on
-a small board, a power cut) leaves its staging folder behind: hundreds of MB of a model that
-will never be used. The folder's name says which process on which host made it, so a later
-start on the same host removes the folders of processes that no longer run.
+a small board, a power cut) leaves its staging folder behind: hundreds of MB of models that
+will never be used. The folder's name says which process on which host made it, so the server
+removes a child's folders as soon as the child has died, and a start removes those of every
+process of this host that no longer runs. Folders of live processes (a second server sharing
+the cache, the ``check`` command) and of other hosts are never touched.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import os
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .cache import sweep
+
 _LOGGER = logging.getLogger(__name__)
 
-KINDS = ("split", "opt", "stages", "durations", "calibration")
-"""What the cache's staging folders hold; each is named ``.KIND-HOST-PID-RANDOM``."""
+KINDS = ("bert", "voice", "job")
+"""What the cache's staging folders hold (a compiled BERT, a compiled voice, a job handed to a
+child); each is named ``.KIND-HOST-PID-RANDOM``."""
 
 
 def _host() -> str:
@@ -37,13 +42,23 @@ def new_staging(cache_dir: Path, kind: str) -> Path:
 
 
 def publish(staging: Path, target: Path) -> None:
-    """Move a finished staging folder into place; a concurrent winner is fine."""
+    """Move a finished staging folder into place, replacing what ``target`` held; a
+    concurrent winner is fine."""
+    old = None
+    if target.is_dir():  # a copy found damaged or superseded, about to be replaced
+        old = target.with_name(f"{staging.name}-replaced")
+        try:
+            target.rename(old)
+        except OSError:
+            old = None
     try:
         staging.rename(target)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
         if not target.is_dir():
             raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 @contextmanager
@@ -83,17 +98,21 @@ def _running(pid: int) -> bool:
 def remove_abandoned(cache_dir: Path) -> list[Path]:
     """Delete the staging folders in ``cache_dir`` whose process on this host has ended;
     the folders of other hosts sharing the cache are left alone. Returns what was removed."""
+    return _remove(cache_dir, lambda pid: not _running(pid))
+
+
+def remove_left_by(cache_dir: Path, pid: int) -> list[Path]:
+    """Delete the staging folders of process ``pid`` of this host, which has ended."""
+    return _remove(cache_dir, lambda owner: owner == pid)
+
+
+def _remove(cache_dir: Path, abandoned: Callable[[int], bool]) -> list[Path]:
     host = _host()
-    removed = []
-    try:
-        entries = list(cache_dir.iterdir())
-    except OSError:
-        return []
-    for entry in entries:
+
+    def left_behind(entry: Path) -> str | None:
         pid = _owner(entry.name, host)
-        if pid is None or not entry.is_dir() or _running(pid):
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-        removed.append(entry)
-        _LOGGER.info("Removed %s, left half-written by process %d, which has ended", entry, pid)
-    return removed
+        if pid is None or not entry.is_dir() or not abandoned(pid):
+            return None
+        return f"left half-written by process {pid}, which has ended"
+
+    return sweep(cache_dir, left_behind)

@@ -1,0 +1,209 @@
+"""Running a compilation job in a child process, and saying why it failed when it does.
+
+A child does the work and exits, so the server never holds a compilation's memory. The child
+(child.py) reports each step it starts on its standard output; the server waits for it, kills
+it if a step makes no progress for STEP_TIMEOUT_SECONDS, and turns what ended it into a
+``CompileFailure`` of one kind:
+
+* ``memory``: killed by SIGKILL (what the kernel's OOM killer sends; the cgroup's OOM counter
+  says when it was that), or a ``MemoryError`` or failed allocation inside;
+* ``timeout``: a step made no progress in time;
+* ``disk``: the cache folder is full or cannot be written;
+* ``model``: a published file cannot be read as a model (the only kind that blames a file);
+* ``error``: anything else (the child's last line says what).
+
+Whatever the child left half-written is removed as soon as it has died (its staging folders
+carry its process id), and only those: folders of live processes are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import HayakoeError
+from .jobs import ARRAYS_FILE, JOB_FILE
+from .memory import MemorySeen, memory_seen, oom_kills
+from .staging import new_staging, remove_left_by
+
+_LOGGER = logging.getLogger(__name__)
+
+STEP_TIMEOUT_SECONDS = 900.0
+"""Longest a step may run without the next one starting. The slowest step measured here
+(the self-check of the full-size voice, 2 cores, a busy machine) took 42 s; a Raspberry Pi 4
+runs this code about ten times slower, so a step still running after 15 minutes has hung (a
+stalled network disk, a stopped process)."""
+_POLL_SECONDS = 0.05
+_PACKAGE_PARENT = Path(__file__).resolve().parents[3]
+_CHILD_LOG_PREFIX = re.compile(r"^[A-Z]+ [\w.]+: ")
+"""How child.py's logging starts a line (level and logger)."""
+KINDS = ("memory", "timeout", "disk", "model", "error")
+
+
+@dataclass
+class CompileFailure(HayakoeError):
+    """A compilation child that did not finish, and why."""
+
+    what: str
+    """What was being compiled (a voice's name, the BERT's file name)."""
+    kind: str
+    """One of KINDS."""
+    step: str
+    """The step the child was in."""
+    detail: str
+    child_peak_mb: float | None = None
+    memory: MemorySeen = field(default_factory=MemorySeen)
+
+    def __str__(self) -> str:
+        return f"Compiling {self.what} failed at step '{self.step}': {self.detail}"
+
+    def memory_clause(self) -> str:
+        """The memory seen, in one clause for a warning."""
+        child = (
+            f"the child process's peak {self.child_peak_mb:,.0f} MB; " if self.child_peak_mb else ""
+        )
+        return child + self.memory.describe()
+
+
+def run_job(
+    cache_dir: Path, what: str, job: dict[str, object], arrays: dict[str, np.ndarray] | None = None
+) -> None:
+    """Run ``job`` (see child.py; ``arrays`` go beside it in ``arrays.npz``) in a child
+    process and wait for it; raises CompileFailure if it does not finish."""
+    try:
+        folder = new_staging(cache_dir, "job")
+    except OSError as err:  # the cache folder is full or cannot be written
+        raise CompileFailure(what, "disk", "start", f"{type(err).__name__}: {err}") from err
+    try:
+        try:
+            (folder / JOB_FILE).write_text(json.dumps(job), encoding="utf-8")
+            if arrays:
+                np.savez(folder / ARRAYS_FILE, allow_pickle=False, **arrays)
+        except OSError as err:
+            raise CompileFailure(what, "disk", "start", f"{type(err).__name__}: {err}") from err
+        _run_child(folder, what, cache_dir)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_child(job_folder: Path, what: str, cache_dir: Path) -> None:
+    """Run the job in ``job_folder`` in a child process and wait for it; raises
+    CompileFailure if it does not finish. What it logs is logged here."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_PARENT), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", f"{__package__}.child", str(job_folder)]
+    kills_before = oom_kills()
+    started = time.monotonic()
+    process = subprocess.Popen(
+        command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    report = _Report(process)
+    _LOGGER.info("Compiling %s for this machine (in child process %d)", what, process.pid)
+    try:
+        status, peak_mb = _wait(process, report)
+    finally:
+        report.join()
+        remove_left_by(cache_dir, process.pid)
+    for line in report.errors:  # the child logs warnings only: pass them on
+        if not line.startswith("Traceback") and _CHILD_LOG_PREFIX.match(line):
+            _LOGGER.warning("%s", _CHILD_LOG_PREFIX.sub("", line))
+    if status == 0:
+        _LOGGER.info("Compiled %s in %.1f s", what, time.monotonic() - started)
+        return
+    raise _failure(what, status, peak_mb, report, kills_before)
+
+
+class _Report:
+    """Reads what the child says: steps and its failure on stdout, log lines on stderr."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.step = "start"
+        self.progress = time.monotonic()
+        self.failure: dict[str, str] | None = None
+        self.errors: list[str] = []
+        self._threads = [
+            threading.Thread(target=self._stdout, args=(process.stdout,), daemon=True),
+            threading.Thread(target=self._stderr, args=(process.stderr,), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _stdout(self, stream: object) -> None:
+        for raw in stream:  # type: ignore[attr-defined]
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            if "step" in message:
+                self.step, self.progress = str(message["step"]), time.monotonic()
+            elif "failed" in message:
+                self.failure = message["failed"]
+
+    def _stderr(self, stream: object) -> None:
+        for raw in stream:  # type: ignore[attr-defined]
+            self.errors.append(raw.decode(errors="replace").rstrip())
+
+    def join(self) -> None:
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+
+def _wait(process: subprocess.Popen[bytes], report: _Report) -> tuple[int, float | None]:
+    """Wait for the child (killing it if a step hangs); its exit status (negative: the
+    signal) and its peak RSS, which the kernel reports even for a killed process."""
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            code = os.waitstatus_to_exitcode(status)
+            process.returncode = code  # reaped here: Popen must not wait again
+            return code, usage.ru_maxrss / 1024  # kB on Linux
+        if time.monotonic() - report.progress > STEP_TIMEOUT_SECONDS:
+            os.kill(process.pid, signal.SIGKILL)
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            report.failure = {
+                "kind": "timeout",
+                "detail": f"no progress for {STEP_TIMEOUT_SECONDS:.0f} s: the child was killed",
+            }
+            return process.returncode, usage.ru_maxrss / 1024
+        time.sleep(_POLL_SECONDS)
+
+
+def _failure(
+    what: str, status: int, peak_mb: float | None, report: _Report, kills_before: int | None
+) -> CompileFailure:
+    memory = memory_seen()
+    last = next((line for line in reversed(report.errors) if line.strip()), "")
+    if report.failure is not None:
+        kind = report.failure.get("kind", "error")
+        detail = report.failure.get("detail", "")
+    elif status == -signal.SIGKILL:
+        kind = "memory"
+        killed = kills_before is not None and (memory.oom_kills or 0) > kills_before
+        detail = (
+            "killed by the kernel's out-of-memory killer"
+            if killed
+            else "killed by SIGKILL, which is how the kernel's out-of-memory killer ends a "
+            "process when memory runs out"
+        )
+    elif status < 0:
+        name = signal.Signals(-status).name if -status in signal.valid_signals() else "?"
+        out_of_memory = any("bad_alloc" in line for line in report.errors)
+        kind = "memory" if out_of_memory else "error"
+        detail = f"ended by signal {-status} ({name})" + (f": {last[:200]}" if last else "")
+    else:
+        kind, detail = "error", last[:300] or f"exit status {status}"
+    return CompileFailure(what, kind, report.step, detail, peak_mb, memory)

@@ -1,0 +1,23 @@
+"""What a compilation child tells the server while it works (see child.py, children.py).
+
+Each step is announced on standard output as one JSON line, ``{"step": NAME}``, so the server
+can tell a slow step from a hung one; a failure is one line too, ``{"failed": {...}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ...runtime.sessions import release_freed_heap
+
+
+def step(name: str) -> None:
+    """Announce the next step (and free what the last one left on the heap)."""
+    release_freed_heap()
+    say({"step": name})
+
+
+def say(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()

@@ -4,6 +4,7 @@ script/benchmark                       # full run, writes BENCHMARKS.md
 script/benchmark --voice-root /tmp/full-voice --rounds 3 --threads 2
 script/benchmark --quick --out /tmp/quick.md   # smoke run: two texts, one round
 script/benchmark --several-clients --baseline ../main   # several listeners at once
+script/benchmark --memory 1000 [--prepared-memory 700] [--slow-board]   # starts in a cgroup
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from tools.benchmark import document, report, runner, several, voices
+from tools.benchmark import document, memory_mode, report, runner, several, voices
 from tools.benchmark.ours import Server, server_options
 from tools.benchmark.procinfo import machine
 from tools.benchmark.results import Results, from_json, to_json
@@ -106,6 +107,27 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="scratch folder for logs and copies (default: a new temporary one)",
     )
     parser.add_argument(
+        "--memory",
+        type=int,
+        metavar="MB",
+        help="measure nothing else: a first start without a limit, one in a memory cgroup of "
+        "MB megabytes (server and children, page cache included) and a start on the cache it "
+        "filled in --prepared-memory MB; ready time, peak, OOM kills, audio (needs root)",
+    )
+    parser.add_argument(
+        "--prepared-memory",
+        type=int,
+        default=700,
+        metavar="MB",
+        help="the prepared start's limit in the memory mode (default 700)",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=voices.REPO,
+        help="checkout whose server the memory mode starts (default: this one)",
+    )
+    parser.add_argument(
         "--render",
         type=Path,
         metavar="RESULTS_JSON",
@@ -141,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     if args.several_clients:
         return _several_clients(args, root, voice, threads, work)
+    if args.memory is not None:
+        return _memory_mode(args, root, voice, threads, work)
     cfg = runner.Config(
         root=root,
         voice=voice,
@@ -253,6 +277,25 @@ def _several_clients(
 
 
 _MACHINE = ("date", "cpu", "cpus usable")
+
+
+def _memory_mode(args: argparse.Namespace, root: Path, voice: str, threads: int, work: Path) -> int:
+    """The memory mode (tools/benchmark/memory_mode.py), on the slow board if asked."""
+    info = machine()
+    with slow_board() if args.slow_board else nullcontext(-1) as cpu:
+        condition = f", pinned to CPU {cpu} beside a busy loop" if cpu >= 0 else ""
+        _LOGGER.info("Memory mode, %d threads%s; logs in %s", threads, condition, work)
+        results = memory_mode.run(
+            args.repo, root, voice, threads, args.memory, args.prepared_memory, work
+        )
+    memory_mode.save(results, work / "memory.json")
+    sys.stdout.write(
+        f"{info['date']}, {info['cpu']}, {threads} threads{condition}, load average "
+        f"{info['load average at start']} at the start, "
+        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; {args.repo}\n\n"
+    )
+    sys.stdout.write(memory_mode.table(results) + "\n")
+    return 0
 
 
 def _write(res: Results, out: Path) -> None:

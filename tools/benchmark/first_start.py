@@ -1,12 +1,14 @@
 """The server process's memory on a first start (empty cache) and a second start.
 
-python -m tools.benchmark.first_start VOICE_ROOT [--repo PATH ...] [--rounds N]
+python -m tools.benchmark.first_start VOICE_ROOT [--repo PATH ...] [--rounds N] [--slow-board]
 
 Starts ``python -m wyoming_hayakoe`` on VOICE_ROOT (a data dir such as the ``full`` synthetic
 voice) with a new, empty ``--cache-dir``, reads its peak RSS (VmHWM) when it is ready and after
 one short request, stops it, then starts it again on the now filled cache and reads the same.
 Each ``--repo`` is a checkout whose code is measured (default: this one); with several, they
-take turns within every round, so a busy machine weighs on all of them alike.
+take turns within every round, so a busy machine weighs on all of them alike. ``--slow-board``
+pins every start (and its children) to one CPU beside a busy loop, with one thread
+(tools/benchmark/slow_board.py): about how long a first start takes on a small board.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from tools.benchmark.procinfo import machine, memory
+from tools.benchmark.slow_board import command_prefix, slow_board
 from tools.benchmark.voices import voice_names
 from tools.server_process import REPO_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import synthesize
@@ -56,7 +60,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--text", default=SHORT_TEXT, help="the short request")
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--slow-board", action="store_true", help="one thread on one CPU beside a busy loop"
+    )
+    args = parser.parse_args(argv)
+    if args.slow_board:
+        args.threads = 1
+    return args
 
 
 def measure_start(
@@ -65,7 +75,7 @@ def measure_start(
     """Start the server of ``repo``, wait until ready, send one request, stop it."""
     repo = repo.resolve()
     # The server imports the package from its working directory: run it in ``repo``.
-    wrapper = ("env", "-C", str(repo), f"PYTHONPATH={repo}")
+    wrapper = (*command_prefix(), "env", "-C", str(repo), f"PYTHONPATH={repo}")
     base = ("--data-dir", str(root), "--voice", voice, "--local-files-only")
     extra = ("--cache-dir", str(cache_dir), "--threads", str(threads))
     started = time.monotonic()
@@ -166,6 +176,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     repos = args.repo or [REPO_ROOT]
     info = machine()
     print(f"# {info['date']}, load average {info['load average at start']}", flush=True)
+    with slow_board() if args.slow_board else nullcontext(-1) as cpu:
+        if cpu >= 0:
+            print(f"# slow board: CPU {cpu} beside a busy loop, 1 thread", flush=True)
+        results = _rounds(args, repos, root, voice)
+    print("\n| | ready | peak when ready | peak after a short request | server + children |")
+    print("|---|---|---|---|---|")
+    for (repo, label), starts in results.items():
+        print(_row(f"{repo.name or repo}: {label}", starts))
+    print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+def _rounds(
+    args: argparse.Namespace, repos: list[Path], root: Path, voice: str
+) -> dict[tuple[Path, str], list[Start]]:
     results: dict[tuple[Path, str], list[Start]] = {}
     for round_index in range(args.rounds):
         order = repos if round_index % 2 == 0 else list(reversed(repos))
@@ -176,12 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     start = measure_start(repo, root, voice, cache, args.threads, args.text)
                     results.setdefault((repo, label), []).append(start)
                     print(f"{repo} {label}: {start}", file=sys.stderr, flush=True)
-    print("\n| | ready | peak when ready | peak after a short request | server + children |")
-    print("|---|---|---|---|---|")
-    for (repo, label), starts in results.items():
-        print(_row(f"{repo.name or repo}: {label}", starts))
-    print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return 0
+    return results
 
 
 if __name__ == "__main__":

@@ -209,7 +209,7 @@ def test_too_little_memory_even_for_the_published_bert_stops_with_a_message_abou
         _kill_when(KILLED_STEPS["optimize"], tmp_path).watching() as watch,
         pytest.raises(MemoryShortError) as raised,
     ):
-        Engine(ROOT, threads=1, cache_dir=tmp_path)
+        Engine(ROOT, threads=1, cache_dir=tmp_path).open_bert()
     assert watch.done
     message = str(raised.value)
     assert "Not enough memory" in message and "memory limit 300 MB" in message
@@ -225,7 +225,7 @@ def test_a_failed_childs_cleanup_spares_a_live_staging_folder(
         other.mkdir()
         (other / "front.onnx").write_bytes(b"being written by another server")
         with _kill_when(KILLED_STEPS["optimize"], tmp_path).watching() as watch:
-            Engine(ROOT, threads=1, cache_dir=tmp_path)
+            Engine(ROOT, threads=1, cache_dir=tmp_path).open_bert()
         assert watch.done
         assert (other / "front.onnx").read_bytes() == b"being written by another server"
         assert _staging_of(watch.seen, tmp_path) is None, "the killed child's folder is gone"

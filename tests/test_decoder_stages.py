@@ -158,9 +158,11 @@ def test_warm_up_times_the_second_window_of_silence(tiny_model_cache: Path) -> N
     assert speed.assumed() == pytest.approx(seconds / busy_seconds(0.25) * SPEED_MARGIN)
 
 
-def test_a_loaded_voice_knows_its_speed_before_any_request(tiny_model_cache: Path) -> None:
+def test_a_warmed_up_voice_knows_its_speed_before_any_request(tiny_model_cache: Path) -> None:
     engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=tiny_model_cache)
     voice = engine.load_voice(TINY_VOICE_DIR)
+    assert engine.decode_speed(voice) is None  # loading decodes nothing: a server is ready
+    engine.warm_up(voice)
     speed = engine.decode_speed(voice)
     assert speed is not None and speed > 0
 

@@ -150,6 +150,21 @@ async def test_a_first_load_calibrates_in_a_cpu_turn_of_its_own(tmp_path: Path) 
     assert all(end <= calibrated[0] or start >= calibrated[1] for start, end in steps)
 
 
+async def test_ready_before_the_decoder_warm_up_which_goes_before_the_first_request(
+    tmp_path: Path,
+) -> None:
+    engine = FakeEngine(tmp_path, seconds_per_sentence=0.2)
+    async with serving(tmp_path, engine) as running:
+        ready = time.monotonic()
+        async with running.client() as client:
+            await synthesize(client, "はい。")
+    # the BERT opened beside the text front-end and the voice's own models
+    assert _when(engine, "open bert start") < _when(engine, "load tiny")
+    assert _when(engine, "load tiny") < _when(engine, "open bert end") < ready
+    warmed = _when(engine, "warm up tiny end")
+    assert ready < warmed <= _when(engine, "step はい。 start")
+
+
 async def test_the_user_dictionary_is_refreshed_outside_the_cpu_slot(tmp_path: Path) -> None:
     engine = FakeEngine(tmp_path, seconds_per_sentence=0.2, seconds_per_refresh=0.1)
     text = "一。二。三。"

@@ -188,13 +188,13 @@ def test_vocabulary_larger_than_the_embedding_table_fails_at_load(
 ) -> None:
     root = _bert_root(tmp_path)
     cache = tmp_path / "cache" if compiled else None
-    Engine(root, threads=1, cache_dir=cache)  # as committed: every id has its embedding
+    Engine(root, threads=1, cache_dir=cache).open_bert()  # as committed: every id is embedded
     vocab = root / "bert" / "tokenizer" / "vocab.txt"
     lines = vocab.read_text(encoding="utf-8").rstrip("\n").split("\n")
     vocab.write_text("\n".join([*lines, "新字"]) + "\n", encoding="utf-8")
     for _start in range(2):  # found when compiled, then from the kept verdict
         with pytest.raises(ModelFileError, match=f"cannot embed token id {len(lines)}"):
-            Engine(root, threads=1, cache_dir=cache)
+            Engine(root, threads=1, cache_dir=cache).open_bert()
 
 
 def test_a_compiled_berts_vocabulary_check_is_kept(
@@ -202,7 +202,7 @@ def test_a_compiled_berts_vocabulary_check_is_kept(
 ) -> None:
     """The check runs the BERT: once, when it is compiled, not at every start."""
     root = _bert_root(tmp_path)
-    Engine(root, threads=1, cache_dir=tmp_path / "cache")
+    Engine(root, threads=1, cache_dir=tmp_path / "cache").open_bert()
     (record,) = (tmp_path / "cache").glob("bert-*/compiled.json")
     verdict = json.loads(record.read_text())["result"]["vocabulary"]
     assert verdict == {"max_token_id": Engine(root, threads=1).frontend.max_token_id, "error": None}
@@ -211,7 +211,7 @@ def test_a_compiled_berts_vocabulary_check_is_kept(
         raise AssertionError("the BERT was run at start")
 
     monkeypatch.setattr(bert_compiler, "check_vocabulary", refused)
-    Engine(root, threads=1, cache_dir=tmp_path / "cache")
+    Engine(root, threads=1, cache_dir=tmp_path / "cache").open_bert()
 
 
 def _toy_bert(path: Path, inputs: dict[str, int]) -> Path:

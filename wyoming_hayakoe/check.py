@@ -91,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The BERT is compiled too: its calibration inputs check the voice, and a cache
         # filled here serves a small board from its first start.
         engine = Engine(store.ensure_bert(), threads=args.threads, cache_dir=cache_dir)
+        engine.open_bert()
         voice = engine.load_voice(source)
         engine.gain(voice)
     except HayakoeError as err:

@@ -86,6 +86,20 @@ class FakeEngine:
         speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
         return FakeVoice(name, config, speaker_id=speaker)
 
+    def open_bert(self) -> None:
+        if not any(entry == "open bert end" for _, entry in self.log):
+            self._note("open bert start")
+            time.sleep(self.seconds_per_sentence)
+            self._note("open bert end")
+
+    def open_text(self) -> None:
+        self._note("open text")
+
+    def warm_up(self, voice: FakeVoice) -> None:
+        self._note(f"warm up {voice.name} start")
+        time.sleep(self.seconds_per_sentence)
+        self._note(f"warm up {voice.name} end")
+
     def gain(self, voice: FakeVoice) -> float:
         if voice.gain is None:
             self._note(f"calibrate {voice.name} start")

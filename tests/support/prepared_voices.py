@@ -30,6 +30,7 @@ def prepare(cache: Path, bert_root: Path, voices: tuple[Voice, ...]) -> None:
     """Prepare ``voices`` with the BERT of ``bert_root`` into ``cache``, as a server does
     at its first start (their gain too)."""
     engine = Engine(bert_root, threads=1, cache_dir=cache)
+    engine.open_bert()
     for voice in voices:
         engine.gain(engine.load_voice(voice))
 

@@ -16,33 +16,31 @@ import numpy as np
 
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..text.frontend import Phonemes, TextFrontend
-from ..text.sentences import Sentence
+from ..text.tokenizer_loader import load_tokenizer
 from ..text.with_reading import TextWithReading
 from ..voices import layout
 from ..voices.config import VoiceConfig
-from ..voices.sources import VoiceSource, hayakoe_source
+from ..voices.sources import VoiceSource
 from . import audio as pcm
+from . import rendering
 from .audio_cache import AudioCache
-from .calibration import CALIBRATION_TEXT, Calibration, calibration, gain_file, gain_of
+from .bert import BertEncoder
+from .calibration import CALIBRATION_TEXT, Calibration, calibration
 from .compiler.bert import open_bert
-from .compiler.cache import cache_key, keep, prune, writable
+from .compiler.cache import cache_key, prune, writable
 from .compiler.staging import remove_abandoned
-from .pacing import Pacing, PlaybackClock, Scheduler
+from .loaded_voices import LoadedVoices
+from .pacing import Pacing
 from .params import SynthesisParams
-from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
 from .pieces import AudioPiece, Continuation, PcmPiece
-from .prepared import PreparedSentence, PreparedText
-from .profile import RequestProfile
+from .prepared import PreparedText
 from .reading import Reading
-from .schedule import DecodeSpeed
-from .streaming import warm_up
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
 
 _CACHEABLE_TEXT_CHARS = 2000
 """Longer texts are not announcements: they are neither looked up nor kept."""
-_END = object()
 
 
 class Engine:
@@ -59,76 +57,87 @@ class Engine:
         """``cache_dir``: where models compiled for this machine are kept (see compiler/);
         without it models load as published and sentences come out whole.
         ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
-        ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited."""
+        ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited.
+        The text front-end and the BERT are opened at their first use, or by
+        :meth:`open_text` and :meth:`open_bert` (a server opens them beside its first voice)."""
         self.settings = RuntimeSettings.create(threads)
         self.cache_dir = cache_dir
         if cache_dir is not None and writable(cache_dir):
             remove_abandoned(cache_dir)
             prune(cache_dir)
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
-        started = time.monotonic()
-        frontend = TextFrontend(layout.tokenizer_dir(bert_root), smart_home=True)
-        self.reading = Reading(frontend, user_dictionary, self._clear_audio_cache)
-        self.refresh_user_dictionary()
-        self.bert = open_bert(
-            layout.bert_model(bert_root), self.settings, cache_dir, self.frontend.max_token_id
+        self._tokenizer = load_tokenizer(layout.tokenizer_dir(bert_root))
+        self._user_dictionary = user_dictionary
+        self._reading: Reading | None = None
+        self._reading_lock = threading.Lock()
+        self._bert_model = layout.bert_model(bert_root)
+        self._bert: BertEncoder | None = None
+        self._bert_lock = threading.Lock()
+        self.voices = LoadedVoices(
+            self.settings, cache_dir, self._calibration, self._calibration_key
         )
-        self._voices: dict[Path, Voice] = {}
-        self._speeds: dict[Path, DecodeSpeed] = {}
-        self._load_lock = threading.Lock()
-        release_freed_heap()
-        _LOGGER.info(
-            "Loaded tokenizer and BERT from %s in %.2f s (%d threads)",
-            bert_root,
-            time.monotonic() - started,
-            self.settings.threads,
-        )
+
+    @property
+    def reading(self) -> Reading:
+        """The text front-end with the user dictionary (opened now if it is not yet)."""
+        return self._reading or self.open_text()
+
+    def open_text(self) -> Reading:
+        """Open the text front-end (OpenJTalk's dictionaries, the user dictionary), once."""
+        with self._reading_lock:
+            if self._reading is None:
+                started = time.monotonic()
+                frontend = TextFrontend(self._tokenizer, smart_home=True)
+                reading = Reading(frontend, self._user_dictionary, self._clear_audio_cache)
+                reading.refresh()
+                self._reading = reading
+                _LOGGER.info("Loaded the text front-end in %.2f s", time.monotonic() - started)
+            return self._reading
+
+    @property
+    def bert(self) -> BertEncoder:
+        """The BERT every voice shares (opened now if it is not yet)."""
+        return self._bert or self.open_bert()
+
+    def open_bert(self) -> BertEncoder:
+        """Open the BERT (compiling it for this machine first if needed), once: a caller
+        meanwhile waits for it. It takes about as long as a voice's own models, so a server
+        opens it beside its first voice (and the text front-end)."""
+        with self._bert_lock:
+            if self._bert is None:
+                started = time.monotonic()
+                self._bert = open_bert(
+                    self._bert_model, self.settings, self.cache_dir, self._tokenizer.max_id
+                )
+                release_freed_heap()
+                _LOGGER.info(
+                    "Loaded the BERT from %s in %.2f s (%d threads)",
+                    self._bert_model,
+                    time.monotonic() - started,
+                    self.settings.threads,
+                )
+            return self._bert
 
     def load_voice(self, voice: VoiceSource | Path, name: str | None = None) -> Voice:
         """Load (once per model file) the voice: its sessions, no synthesis yet. A folder is
         a HayaKoe voice folder; the speakers of one model share its sessions."""
-        source = (
-            voice if isinstance(voice, VoiceSource) else hayakoe_source(name or voice.name, voice)
-        )
-        key = source.model.resolve()
-        with self._load_lock:
-            loaded = self._voices.get(key)
-            if loaded is None:
-                loaded = Voice.load(source, self.settings, name, self.cache_dir, self._calibration)
-                if loaded.decoder is not None:
-                    warm_up(loaded.decoder, loaded.sample_rate, self._speed(loaded))
-                release_freed_heap()
-                self._voices[key] = loaded
-            if loaded.name == (name or source.name) and loaded.source.path == source.path:
-                return loaded
-            return loaded.for_source(source)
+        return self.voices.load(voice, name)
+
+    def warm_up(self, voice: Voice) -> None:
+        """Decode a little silence, so that the voice's first request is planned on this
+        machine's speed (once per model). Call it where synthesis may run."""
+        self.voices.warm_up(voice)
 
     def gain(self, voice: Voice) -> float:
         """The voice's loudness gain, measured on the calibration sentences once (when its
         models are compiled, or here; then kept with its compiled models). Call it where
         synthesis may run."""
-        if voice.gain is None:
-            started = time.monotonic()
-            key = self._calibration_key(voice.speaker_id)
-            kept = gain_file(voice.compiled, key) if voice.compiled else None
-            try:
-                voice.gain = float(kept.read_text()) if kept else None
-            except (OSError, ValueError):
-                voice.gain = None
-            if voice.gain is None:
-                inputs = self._calibration(voice.config, voice.style_vectors, voice.speaker_id)
-                voice.gain = gain_of(
-                    voice.synthesizer, voice.inputs, voice.decoder, inputs, voice.sample_rate
-                )
-                if kept is not None:
-                    keep(kept, repr(voice.gain), f"the gain of {voice.name}")
-            _LOGGER.info(
-                "Voice %s calibrated in %.2f s (gain %.2f)",
-                voice.name,
-                time.monotonic() - started,
-                voice.gain,
-            )
-        return voice.gain
+        return self.voices.gain(voice)
+
+    def decode_speed(self, voice: Voice) -> float | None:
+        """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
+        the schedule assumes it (conservative); None before it has decoded anything."""
+        return self.voices.decode_speed(voice)
 
     def _calibration(self, config: VoiceConfig, vectors: np.ndarray, speaker: int) -> Calibration:
         """The calibration sentences of a voice's speaker, as synthesizer inputs."""
@@ -143,16 +152,7 @@ class Engine:
 
     def _calibration_key(self, speaker: int) -> str:
         """What the calibration inputs depend on besides the voice: the speaker and the BERT."""
-        return f"speaker{speaker}-{cache_key([self.bert.path])}"
-
-    def decode_speed(self, voice: Voice) -> float | None:
-        """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
-        the schedule assumes it (conservative); None before it has decoded anything."""
-        speed = self._speeds.get(voice.source.path.resolve())
-        return speed.assumed() if speed is not None and speed.observed else None
-
-    def _speed(self, voice: Voice) -> DecodeSpeed:
-        return self._speeds.setdefault(voice.source.path.resolve(), DecodeSpeed())
+        return f"speaker{speaker}-{cache_key([self._bert_model])}"
 
     @property
     def frontend(self) -> TextFrontend:
@@ -269,89 +269,11 @@ class Engine:
         """:meth:`render` of a text prepared by :meth:`prepare`, one step per unit of work
         (None: nothing to send after it). ``pacing``: when the client runs out of audio and
         how many requests share the machine (default: the continuation's client, alone)."""
-        # Fail before any work on a bad style or speaker.
-        style_vector = voice.style_vector(params.style, params.style_weight)
-        voice.check_speaker(params.speaker_id)
-        sentences = list(prepared.sentences)
-        trailing: float | None = None  # silence at the end of the sentence before, if any
-        if continuation is not None and continuation.previous_source:
-            # The sentence before stands at index 0 so its pause is predicted as usual.
-            source = continuation.previous_source
-            previous = Sentence(source.strip(), source)
-            sentences.insert(0, PreparedSentence(previous, prepared.phonemize))
-            trailing = continuation.trailing_seconds
-        planner = PausePlanner(
-            voice, sentences, style_vector, params, prepared.phonemize, self.features
+        speed = self.voices.speed(voice)
+        return rendering.render_steps(
+            voice, prepared, params, self.features, speed, continuation, pacing
         )
-        profile = RequestProfile()
-        if pacing is None:
-            pacing = Pacing(continuation.playback if continuation else PlaybackClock())
-        scheduler = Scheduler(self._speed(voice), pacing.playback, sharing=pacing.sharing)
-        try:
-            for index, sentence in enumerate(sentences):
-                if index == 0 and trailing is not None:
-                    continue  # already spoken by an earlier call
-                with profile.timing("front_end"):
-                    phonemes = sentence.phonemes
-                if not phonemes.has_speech:
-                    _LOGGER.debug("Nothing to say in %r", sentence.text)
-                    continue
-                pause = 0
-                if trailing is not None:
-                    with profile.timing("pauses"):
-                        target = _pause_target(planner, index, params)
-                    pause = missing_silence_samples(trailing, target, voice.sample_rate)
-                windows: list[np.ndarray] = []
-                for piece in self._sentence_steps(
-                    voice, sentence, index, pause, (style_vector, params), scheduler, profile
-                ):
-                    if piece is not None:
-                        windows.append(piece.audio)
-                    yield piece
-                trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
-                if continuation is not None:
-                    continuation.previous_source = sentence.source
-                    continuation.trailing_seconds = trailing
-        finally:
-            profile.log(voice.sample_rate)
-            _LOGGER.debug("Schedule: %s", scheduler.summary())
-
-    def _sentence_steps(
-        self,
-        voice: Voice,
-        sentence: PreparedSentence,
-        index: int,
-        pause: int,
-        style: tuple[np.ndarray, SynthesisParams],
-        scheduler: Scheduler,
-        profile: RequestProfile,
-    ) -> Iterator[AudioPiece | None]:
-        """One sentence's steps (BERT and text encoder, then each window); ``pause`` goes
-        before its first audio."""
-        with profile.timing("bert"):
-            features = self.features(sentence.phonemes)
-        steps = voice.synthesis_steps(sentence.phonemes, features, *style, scheduler=scheduler)
-        while True:
-            with profile.timing("synthesizer"):
-                window = next(steps, _END)
-            if window is _END:
-                return
-            if window is None:
-                yield None
-                continue
-            assert isinstance(window, np.ndarray)
-            profile.audio_samples += len(window) + pause
-            scheduler.sent((len(window) + pause) / voice.sample_rate)
-            yield AudioPiece(sentence.text, index, pause, window)
-            pause = 0
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""
         return self.bert.features(self.frontend.token_ids(phonemes.bert_text), phonemes.word2ph)
-
-
-def _pause_target(planner: PausePlanner, index: int, params: SynthesisParams) -> float:
-    """Seconds of pause before sentence ``index``: asked for, or predicted and scaled."""
-    if params.pause_seconds is not None:
-        return params.pause_seconds
-    return planner.pause_before(index) * params.pause_scale

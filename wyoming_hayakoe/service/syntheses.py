@@ -34,6 +34,7 @@ class Syntheses:
         self._turns = CpuTurns(self.order)
         self._flights: dict[Hashable, Flight] = {}
         self._producers: set[asyncio.Task[None]] = set()
+        self._warm_ups: set[asyncio.Task[None]] = set()
 
     async def run(
         self,
@@ -71,8 +72,23 @@ class Syntheses:
         async with self._turns.turn(Demand(time.monotonic(), PlaybackClock())):
             await self._workers.synthesize(engine.gain, voice)
 
+    def warm_up(self, engine: Engine, voice: Voice) -> None:
+        """Warm the voice's decoder up in the background, in the first CPU turn: a request
+        arriving meanwhile waits for it (a fraction of a second), and is planned on this
+        machine's speed."""
+        task = asyncio.create_task(self._warm_up(engine, voice))
+        self._warm_ups.add(task)
+        task.add_done_callback(self._warm_ups.discard)
+
+    async def _warm_up(self, engine: Engine, voice: Voice) -> None:
+        try:
+            async with self._turns.turn(Demand(time.monotonic(), PlaybackClock())):
+                await self._workers.synthesize(engine.warm_up, voice)
+        except Exception as err:  # the first request learns the speed itself then
+            _LOGGER.warning("Warming up the decoder of %s failed: %s", voice.name, err)
+
     def close(self) -> None:
-        for task in list(self._producers):
+        for task in [*self._producers, *self._warm_ups]:
             task.cancel()
 
     def _start(

@@ -76,21 +76,24 @@ class Phonemes:
 class TextFrontend:
     """Normalizer, G2P and BERT tokenizer of one server (or one user dictionary state).
 
-    ``tokenizer_dir`` is a voice data's ``bert/tokenizer`` folder; without it everything but
-    :meth:`token_ids` works. ``keep_words`` are user-dictionary surfaces that must reach
-    OpenJTalk as written (not replaced by an English reading). ``smart_home`` puts the
-    smart-home layer (:mod:`.smarthome`: times, dates, units, English names, markdown) before
-    the reference-compatible normalizer; without it the front-end is the reference's.
+    ``tokenizer`` is a voice data's ``bert/tokenizer`` folder (or its tokenizer, loaded);
+    without it everything but :meth:`token_ids` works. ``keep_words`` are user-dictionary
+    surfaces that must reach OpenJTalk as written (not replaced by an English reading).
+    ``smart_home`` puts the smart-home layer (:mod:`.smarthome`: times, dates, units, English
+    names, markdown) before the reference-compatible normalizer; without it the front-end is
+    the reference's.
     Safe to share between threads.
     """
 
     def __init__(
         self,
-        tokenizer_dir: Path | None = None,
+        tokenizer: str | Path | Tokenizer | None = None,
         keep_words: frozenset[str] = frozenset(),
         smart_home: bool = False,
     ) -> None:
-        self._tokenizer: Tokenizer | None = load_tokenizer(tokenizer_dir) if tokenizer_dir else None
+        if isinstance(tokenizer, (str, Path)):
+            tokenizer = load_tokenizer(Path(tokenizer))
+        self._tokenizer = tokenizer
         self._english = EnglishReader(reference_keep_words(keep_words))
         self._smart_home = SmartHomeRewriter(keep_words) if smart_home else None
         if smart_home:

@@ -1,0 +1,129 @@
+"""A prepared text rendered step by step: each sentence's front-end, BERT and text encoder,
+then each decoder window, with the pause before each sentence restored."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from ..text.frontend import Phonemes
+from ..text.sentences import Sentence
+from .pacing import Pacing, PlaybackClock, Scheduler
+from .params import SynthesisParams
+from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
+from .pieces import AudioPiece, Continuation
+from .prepared import PreparedSentence, PreparedText
+from .profile import RequestProfile
+from .schedule import DecodeSpeed
+from .voice import Voice
+
+_LOGGER = logging.getLogger(__name__)
+_END = object()
+
+Features = Callable[[Phonemes], np.ndarray]
+"""BERT features of a sentence's phonemes, ``[hidden, phones]``."""
+
+
+def render_steps(
+    voice: Voice,
+    prepared: PreparedText,
+    params: SynthesisParams,
+    features: Features,
+    speed: DecodeSpeed,
+    continuation: Continuation | None = None,
+    pacing: Pacing | None = None,
+) -> Iterator[AudioPiece | None]:
+    """Float audio of ``prepared``, sentence by sentence (or window by window), with the
+    pause that belongs before each, one step per unit of work (None: nothing to send after
+    it). ``speed``: what decoding this voice takes here; ``pacing``: when the client runs
+    out of audio and how many requests share the machine (default: the continuation's
+    client, alone)."""
+    # Fail before any work on a bad style or speaker.
+    style_vector = voice.style_vector(params.style, params.style_weight)
+    voice.check_speaker(params.speaker_id)
+    sentences = list(prepared.sentences)
+    trailing: float | None = None  # silence at the end of the sentence before, if any
+    if continuation is not None and continuation.previous_source:
+        # The sentence before stands at index 0 so its pause is predicted as usual.
+        source = continuation.previous_source
+        previous = Sentence(source.strip(), source)
+        sentences.insert(0, PreparedSentence(previous, prepared.phonemize))
+        trailing = continuation.trailing_seconds
+    planner = PausePlanner(voice, sentences, style_vector, params, prepared.phonemize, features)
+    profile = RequestProfile()
+    if pacing is None:
+        pacing = Pacing(continuation.playback if continuation else PlaybackClock())
+    scheduler = Scheduler(speed, pacing.playback, sharing=pacing.sharing)
+    try:
+        for index, sentence in enumerate(sentences):
+            if index == 0 and trailing is not None:
+                continue  # already spoken by an earlier call
+            with profile.timing("front_end"):
+                phonemes = sentence.phonemes
+            if not phonemes.has_speech:
+                _LOGGER.debug("Nothing to say in %r", sentence.text)
+                continue
+            pause = 0
+            if trailing is not None:
+                with profile.timing("pauses"):
+                    target = _pause_target(planner, index, params)
+                pause = missing_silence_samples(trailing, target, voice.sample_rate)
+            windows: list[np.ndarray] = []
+            for piece in _sentence_steps(
+                voice,
+                sentence,
+                (index, pause),
+                features,
+                (style_vector, params),
+                scheduler,
+                profile,
+            ):
+                if piece is not None:
+                    windows.append(piece.audio)
+                yield piece
+            trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
+            if continuation is not None:
+                continuation.previous_source = sentence.source
+                continuation.trailing_seconds = trailing
+    finally:
+        profile.log(voice.sample_rate)
+        _LOGGER.debug("Schedule: %s", scheduler.summary())
+
+
+def _sentence_steps(
+    voice: Voice,
+    sentence: PreparedSentence,
+    place: tuple[int, int],
+    features: Features,
+    style: tuple[np.ndarray, SynthesisParams],
+    scheduler: Scheduler,
+    profile: RequestProfile,
+) -> Iterator[AudioPiece | None]:
+    """One sentence's steps (BERT and text encoder, then each window). ``place``: its index
+    and the pause (samples) that goes before its first audio."""
+    index, pause = place
+    with profile.timing("bert"):
+        hidden = features(sentence.phonemes)
+    steps = voice.synthesis_steps(sentence.phonemes, hidden, *style, scheduler=scheduler)
+    while True:
+        with profile.timing("synthesizer"):
+            window = next(steps, _END)
+        if window is _END:
+            return
+        if window is None:
+            yield None
+            continue
+        assert isinstance(window, np.ndarray)
+        profile.audio_samples += len(window) + pause
+        scheduler.sent((len(window) + pause) / voice.sample_rate)
+        yield AudioPiece(sentence.text, index, pause, window)
+        pause = 0
+
+
+def _pause_target(planner: PausePlanner, index: int, params: SynthesisParams) -> float:
+    """Seconds of pause before sentence ``index``: asked for, or predicted and scaled."""
+    if params.pause_seconds is not None:
+        return params.pause_seconds
+    return planner.pause_before(index) * params.pause_scale

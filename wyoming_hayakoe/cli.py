@@ -272,7 +272,7 @@ def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None
             parser.error(f"argument --data-dir: {data_dir} is not a directory")
         if not os.access(data_dir, os.R_OK | os.X_OK):
             parser.error(f"argument --data-dir: {data_dir} is not readable")
-    # Created even when nothing is downloaded: it holds the prepared models (DOWNLOAD_DIR/cache).
+    # Created even when nothing is downloaded: it holds the compiled models (DOWNLOAD_DIR/cache).
     try:
         args.download_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:

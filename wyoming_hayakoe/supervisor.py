@@ -87,7 +87,7 @@ def server_args(
 
     The user's folder comes first: the server reads ``user_dict.csv`` from its first data
     directory, and /share is where users can edit files (Samba, File editor). Downloads and
-    prepared models go to the add-on's own /data. ``web_uri``: serve the web page there, to
+    compiled models go to the add-on's own /data. ``web_uri``: serve the web page there, to
     the ingress proxy only.
     """
     dirs = [share_dir] if share_dir is not None else []

@@ -59,7 +59,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "self_check": {"ja": "自己チェック", "en": "Self-check"},
     "self_check_passed": {
         "ja": "合格（高速化したモデルを使用）",
-        "en": "passed (prepared models in use)",
+        "en": "passed (compiled models in use)",
     },
     "self_check_failed": {
         "ja": "不一致（元のモデルで再生）",

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tools.benchmark.memory_cgroup import MemoryCgroup
 from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT, free_port, server_env
 from wyoming_hayakoe.health_check import check as describe_check
 
@@ -85,16 +86,21 @@ def fake_supervisor(request: pytest.FixtureRequest) -> Iterator[tuple[FakeSuperv
 
 
 def start_addon(
-    tmp_path: Path, port: int, env: dict[str, str], web_port: int | None = None
+    tmp_path: Path,
+    port: int,
+    env: dict[str, str],
+    web_port: int | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], Path]:
-    """The start-up module with the tiny voice as the user's voice; returns it and its log."""
+    """The start-up module with the tiny voice as the user's voice; returns it and its log.
+    ``prefix``: a command it runs under (a memory cgroup's wrapper)."""
     web_port = web_port or free_port()
     options = tmp_path / "options.json"
     options.write_text(json.dumps({"voice": "tiny", "speed": 1.0, "debug_logging": False}))
     log_path = tmp_path / "addon.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "wyoming_hayakoe.supervisor", "--options", str(options),
+            [*prefix, sys.executable, "-m", "wyoming_hayakoe.supervisor", "--options", str(options),
              "--data-dir", str(tmp_path / "data"), "--share-dir", str(TINY_VOICE_ROOT),
              "--uri", f"tcp://127.0.0.1:{port}", "--http-uri", f"tcp://127.0.0.1:{web_port}",
              "--", "--local-files-only"],
@@ -196,3 +202,25 @@ def test_an_unreachable_supervisor_or_no_token_leaves_the_server_serving(tmp_pat
         assert "Discovery attempt" not in log.read_text()
     finally:
         assert stop(process, log) == 0, log.read_text()
+
+
+def test_a_server_the_oom_killer_ends_is_reported_as_short_of_memory(tmp_path: Path) -> None:
+    """The server cannot say why the kernel killed it; the start-up module says it was memory,
+    with the limit it saw, instead of a bare exit status 137."""
+    try:
+        group = MemoryCgroup(100)  # less than the server needs to open its models
+    except RuntimeError as err:
+        pytest.skip(str(err))
+    try:
+        process, log = start_addon(tmp_path, free_port(), {}, prefix=group.wrapper())
+        try:
+            code = process.wait(120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise AssertionError(f"the server fit in 100 MB:\n{log.read_text()}") from None
+        assert group.oom_kills() >= 1
+    finally:
+        group.close()
+    text = log.read_text()
+    assert code == 128 + signal.SIGKILL, text
+    assert "out-of-memory killer" in text and "memory limit 100 MB" in text, text

@@ -22,8 +22,8 @@ import pytest
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.calibration import gain_of
 from wyoming_hayakoe.engine.compiler import children, staging
-from wyoming_hayakoe.engine.compiler.memory import MemorySeen
 from wyoming_hayakoe.errors import MemoryShortError, ModelFileError
+from wyoming_hayakoe.memory import MemorySeen
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"

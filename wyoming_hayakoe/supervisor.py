@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from wyoming_hayakoe.cli import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
 from wyoming_hayakoe.health_check import check as describe_check
+from wyoming_hayakoe.memory import memory_seen, oom_kills
 
 _LOGGER = logging.getLogger("wyoming_hayakoe.supervisor")
 
@@ -175,11 +176,31 @@ async def run(args: list[str], listen_uri: str, environ: Mapping[str, str]) -> i
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, _forward, process, signum)
     discovery = asyncio.create_task(announce(listen_uri, environ))
+    kills_before = oom_kills()
     code = await process.wait()
     discovery.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await discovery
+    if code == -signal.SIGKILL:
+        _report_kill(kills_before)
     return code if code >= 0 else 128 - code
+
+
+def _report_kill(kills_before: int | None) -> None:
+    """Say why the server died when the kernel's out-of-memory killer ended it: it cannot say
+    so itself, and a bare exit status 137 tells a user nothing."""
+    kills = oom_kills()
+    if kills_before is None or kills is None or kills <= kills_before:
+        _LOGGER.error("The server was killed (SIGKILL)")
+        return
+    seen = memory_seen()
+    _LOGGER.error(
+        "The server was ended by the kernel's out-of-memory killer (%s): the add-on has less "
+        "memory than the server needs for its voice. Free memory for it (stop other add-ons, "
+        "load one voice only) or use a board with more memory; see the add-on's documentation, "
+        "Memory",
+        seen.describe(),
+    )
 
 
 def _forward(process: asyncio.subprocess.Process, signum: int) -> None:

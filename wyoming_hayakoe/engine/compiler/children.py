@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import HayakoeError
+from ...memory import MemorySeen, memory_seen, oom_kills
 from .jobs import ARRAYS_FILE, JOB_FILE
-from .memory import MemorySeen, memory_seen, oom_kills
 from .staging import new_staging, remove_left_by
 
 _LOGGER = logging.getLogger(__name__)

@@ -25,6 +25,7 @@ from typing import Any
 import onnxruntime as ort
 
 from ...errors import ModelFileError
+from ...memory import memory_seen
 from ...runtime import model_io
 from ...runtime.sessions import RuntimeSettings
 from ...voices.config import VoiceConfig
@@ -35,7 +36,6 @@ from ..inputs import SYNTHESIZER_NAMES, InputNames
 from .cache import compiled_folder, read_record, remove_damaged, writable
 from .children import CompileFailure, run_job
 from .jobs import DURATIONS, FRONT, WHOLE, VoiceJob, stage_file
-from .memory import memory_seen
 from .self_check import SelfCheckResult, report
 
 _LOGGER = logging.getLogger(__name__)

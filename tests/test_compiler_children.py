@@ -241,7 +241,8 @@ def test_a_hung_child_times_out_and_releases_the_load(
     monkeypatch: pytest.MonkeyPatch,
     published_audio: np.ndarray,
 ) -> None:
-    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)  # the BERT compiles as usual
+    engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
+    engine.open_bert()  # the BERT compiles as usual
     monkeypatch.setattr(children, "STEP_TIMEOUT_SECONDS", 3.0)
 
     def stop(pid: int) -> bool:

@@ -125,7 +125,8 @@ class Engine:
 
     def warm_up(self, voice: Voice) -> None:
         """Decode a little silence, so that the voice's first request is planned on this
-        machine's speed (once per model). Call it where synthesis may run."""
+        machine's speed (a no-op once its speed has been seen). Call it where synthesis may
+        run."""
         self.voices.warm_up(voice)
 
     def gain(self, voice: Voice) -> float:

@@ -64,7 +64,7 @@ class LoadedVoices:
 
     def warm_up(self, voice: Voice) -> None:
         """Decode a little silence so that the voice's first request is planned on this
-        machine's speed (see streaming.warm_up); once per model, a no-op after that."""
+        machine's speed (see streaming.warm_up); a no-op once its speed has been seen."""
         speed = self.speed(voice)
         if voice.decoder is not None and not speed.observed:
             warm_up(voice.decoder, voice.sample_rate, speed)

@@ -12,7 +12,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 
 from ..engine import Continuation, Engine, Pacing, PcmPiece, SynthesisParams, Voice
 from ..engine.pacing import PlaybackClock
@@ -69,8 +69,7 @@ class Syntheses:
 
     async def calibrate(self, engine: Engine, voice: Voice) -> None:
         """Measure a voice's loudness: it synthesizes, so it takes a turn as a new request."""
-        async with self._turns.turn(Demand(time.monotonic(), PlaybackClock())):
-            await self._workers.synthesize(engine.gain, voice)
+        await self._in_a_turn(engine.gain, voice)
 
     def warm_up(self, engine: Engine, voice: Voice) -> None:
         """Warm the voice's decoder up in the background, in the first CPU turn: a request
@@ -82,10 +81,15 @@ class Syntheses:
 
     async def _warm_up(self, engine: Engine, voice: Voice) -> None:
         try:
-            async with self._turns.turn(Demand(time.monotonic(), PlaybackClock())):
-                await self._workers.synthesize(engine.warm_up, voice)
+            await self._in_a_turn(engine.warm_up, voice)
         except Exception as err:  # the first request learns the speed itself then
             _LOGGER.warning("Warming up the decoder of %s failed: %s", voice.name, err)
+
+    async def _in_a_turn(self, work: Callable[[Voice], object], voice: Voice) -> None:
+        """``work(voice)`` on the synthesis thread, in a CPU turn of its own, queued as a new
+        request is (its deadline is now)."""
+        async with self._turns.turn(Demand(time.monotonic(), PlaybackClock())):
+            await self._workers.synthesize(work, voice)
 
     def close(self) -> None:
         for task in [*self._producers, *self._warm_ups]:

@@ -75,6 +75,29 @@ def test_a_new_request_ages_past_those_it_waited_for() -> None:
     assert order.choose([playing, new]) is new
 
 
+def test_requests_not_started_go_before_the_pre_roll_of_those_that_have() -> None:
+    """Arrived together, the second runs its first step (front-end) before the first's
+    pre-roll windows: both are planned knowing the other's first step is done."""
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    started, unstarted = Demand(0.0, PlaybackClock()), Demand(0.0, PlaybackClock())
+    clock.now = 0.12
+    order.stepped(started, 0.12, was_sounding=False)
+    assert order.choose([started, unstarted]) is unstarted
+    # Once the earliest has waited RESCUE_AGE_S, it goes first whatever the others' state.
+    clock.now = RESCUE_AGE_S
+    assert order.choose([started, unstarted]) is started
+
+
+def test_a_request_started_and_later_ones_still_go_by_arrival_among_themselves() -> None:
+    clock = FakeClock()
+    clock.now = 0.2
+    order = TurnOrder(now=clock)
+    requests = [Demand(arrived, PlaybackClock()) for arrived in (0.1, 0.0, 0.05)]
+    order.stepped(requests[1], 0.1, was_sounding=False)
+    assert order.choose(requests) is requests[2]
+
+
 def test_what_a_request_sees_of_the_others() -> None:
     clock = FakeClock()
     order = TurnOrder(now=clock)
@@ -137,6 +160,17 @@ def test_four_at_once_all_play_without_a_gap() -> None:
     # No later than each front-end and first window one after the other, plus the audio the
     # ones before need to last through them.
     assert firsts[-1] < 4 * (FRONT_END_S + 0.2)  # type: ignore[operator]
+
+
+def test_four_at_once_are_heard_close_together() -> None:
+    """Their first steps run first, then each pre-roll: the four first sounds within half a
+    second of each other (one after the other, front-end and pre-roll each, they spread over
+    0.87 s), the last sooner than one after the other, and no silence."""
+    heard = play([Request(0.0, two_sentences(frames)) for frames in (150, 140, 160, 150)], 6.0)
+    firsts = [h.first_sound or 0.0 for h in heard]
+    assert max(firsts) - min(firsts) < 0.5
+    assert max(firsts) < 1.15
+    assert max(h.longest_silence for h in heard) <= 0.05
 
 
 def test_a_request_arriving_while_others_play_neither_waits_long_nor_silences_them() -> None:

@@ -46,8 +46,9 @@ RESERVE_MARGIN = 1 / LEAD_USE
 """A sentence's first audio lasts this many times the other requests' work due after its
 first window: the margin every window keeps on the lead. Simulated (tests/support/
 machine_model.py, four two-sentence announcements at once on a decoder 6 times faster than
-real time): 1.0 left 0.10 s of silence; this, none, first sounds after 0.36-1.23 s; 1.6,
-none, 0.04 s later; 2.0, 0.01 s of silence."""
+real time, the service's turn order running every first step first): 1.0 left 0.02 s of
+silence; this, none, first sounds after 0.67-1.08 s; 1.6, none, 0.04 s later; 2.0, none,
+0.10 s later. (Before that turn order: 1.0, 0.10 s; this, none, 0.36-1.23 s.)"""
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def test_requests_not_started_go_before_the_pre_roll_of_those_that_have() -> Non
     assert order.choose([started, unstarted]) is started
 
 
-def test_a_request_started_and_later_ones_still_go_by_arrival_among_themselves() -> None:
+def test_among_requests_not_started_the_older_goes_first() -> None:
     clock = FakeClock()
     clock.now = 0.2
     order = TurnOrder(now=clock)

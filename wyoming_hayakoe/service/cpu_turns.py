@@ -67,8 +67,11 @@ class Demand:
     """Seconds its last step took."""
     work_before_sound: float = 0.0
     """Seconds its steps took until its first audio."""
-    steps: int = 0
-    """Steps it has run."""
+
+    @property
+    def started(self) -> bool:
+        """Whether it has run a step."""
+        return self.last_step is not None
 
     @property
     def sounding(self) -> bool:
@@ -122,7 +125,7 @@ class TurnOrder:
         first = min(waiting, key=_urgency)
         if first.sounding or now - first.arrived >= RESCUE_AGE_S:
             return first
-        unstarted = [d for d in waiting if not d.sounding and d.steps == 0]
+        unstarted = [d for d in waiting if not d.started]
         if unstarted:
             first = min(unstarted, key=_urgency)
         cost = self.expected_step(first)
@@ -134,7 +137,6 @@ class TurnOrder:
     def stepped(self, demand: Demand, seconds: float, was_sounding: bool) -> None:
         """``demand`` ran a step of ``seconds``."""
         demand.last_step = seconds
-        demand.steps += 1
         if was_sounding:
             return
         demand.work_before_sound += seconds

@@ -33,7 +33,7 @@ addon_source_tarball() {
 
 build_addon_image() { # build_addon_image ARCH
     local arch=$1 port server rc=0 log=$DOCKER_DIR/build-addon-$1.log
-    free_space
+    free_space "$DOCKER_DIR"
     port=$(free_port)
     "$HOSTPY" -m http.server --bind 127.0.0.1 --directory "$DOCKER_DIR/addon-source" "$port" \
         >"$DOCKER_DIR/addon-source.log" 2>&1 &

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Shared shell helpers for script/test-arm64, script/docker-check and
-# script/homeassistant/py314-root (sourced, not run).
+# Shared shell helpers for script/test-arm64, script/docker-check,
+# script/homeassistant/py314-root and .ci/run (sourced, not run).
 #
 # Everything these scripts download or build lives under the checkout's .cache/ (gitignored),
 # so `rm -rf .cache` returns the machine to where it was (apart from Debian packages installed
@@ -136,6 +136,13 @@ remove_tree() {
         die "something is still mounted under $1; not deleting it"
     fi
     rm -rf --one-file-system "$1"
+}
+
+# free_space DIR [WHEN]: the space left on DIR's file system, for the log (a run that fills the
+# disk then shows how close it came).
+free_space() {
+    printf '  free space on %s: %s%s\n' "$(df --output=target "$1" | tail -n 1)" \
+        "$(df -h --output=avail "$1" | tail -n 1 | tr -d ' ')" "${2:+ ($2)}"
 }
 
 # copy_checkout_files DEST PATH...: copy the files under PATHs (relative to the checkout) into

@@ -173,10 +173,10 @@ def _difference_beside_one_frame(longer: np.ndarray, shorter: np.ndarray) -> flo
     """The largest difference of two audios one latent frame apart in length, at the best
     place for the frame only one has, leaving out ROUNDING_SPAN_FRAMES on each side of it."""
     frames = len(shorter) // FRAME_SAMPLES
-    ours = longer[: (frames + 1) * FRAME_SAMPLES].reshape(-1, FRAME_SAMPLES).astype(np.float64)
-    theirs = shorter[: frames * FRAME_SAMPLES].reshape(-1, FRAME_SAMPLES)
-    before = np.abs(ours[:-1] - theirs).max(axis=1)  # frame k against frame k
-    after = np.abs(ours[1:] - theirs).max(axis=1)  # frame k + 1 against frame k
+    long = longer[: (frames + 1) * FRAME_SAMPLES].reshape(-1, FRAME_SAMPLES).astype(np.float64)
+    short = shorter[: frames * FRAME_SAMPLES].reshape(-1, FRAME_SAMPLES)
+    before = np.abs(long[:-1] - short).max(axis=1)  # frame k against frame k
+    after = np.abs(long[1:] - short).max(axis=1)  # frame k + 1 against frame k
     worst_up_to = np.concatenate([[0.0], np.maximum.accumulate(before)])
     worst_from = np.concatenate([np.maximum.accumulate(after[::-1])[::-1], [0.0]])
     span = ROUNDING_SPAN_FRAMES

@@ -167,7 +167,7 @@ def test_four_at_once_are_heard_close_together() -> None:
     """Their first steps run first, then each pre-roll: the four first sounds within half a
     second of each other (one after the other, front-end and pre-roll each, they spread over
     0.87 s), the last sooner than one after the other, and no silence."""
-    heard = play([Request(0.0, two_sentences(frames)) for frames in (150, 140, 160, 150)], 6.0)
+    heard = play(CASES["4 at once"](), 6.0)
     firsts = [h.first_sound or 0.0 for h in heard]
     assert max(firsts) - min(firsts) < 0.5
     assert max(firsts) < 1.15

@@ -13,8 +13,8 @@ from decoder_model import FakeClock
 from machine_model import FRONT_END_S, Request, play, two_sentences
 from swinging_speed import CASES, runs, silent
 
-from wyoming_hayakoe.engine.pacing import PlaybackClock
-from wyoming_hayakoe.service.cpu_turns import (
+from wyoming_hayakoe.pacing.scheduler import PlaybackClock
+from wyoming_hayakoe.pacing.turns import (
     FIRST_SOUND_WORK_S,
     RESCUE_AGE_S,
     CpuTurns,
@@ -145,7 +145,7 @@ class _AloneOrder(TurnOrder):
     """The turn order of a machine nobody else uses."""
 
     def sharing(self, demand: Demand):  # type: ignore[no-untyped-def]
-        from wyoming_hayakoe.engine.schedule import ALONE
+        from wyoming_hayakoe.pacing.windows import ALONE
 
         return ALONE
 

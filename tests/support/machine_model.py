@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from decoder_model import SAMPLE_RATE, FakeClock, TimedDecoder
 
-from wyoming_hayakoe.engine.pacing import PlaybackClock, Scheduler
-from wyoming_hayakoe.engine.schedule import DecodeSpeed
 from wyoming_hayakoe.engine.streaming import decode_scheduled
-from wyoming_hayakoe.service.cpu_turns import Demand, TurnOrder
+from wyoming_hayakoe.pacing.scheduler import PlaybackClock, Scheduler
+from wyoming_hayakoe.pacing.turns import Demand, TurnOrder
+from wyoming_hayakoe.pacing.windows import DecodeSpeed
 
 PAUSE_S = 0.3
 """Silence between two sentences of a request (restored from the duration predictor)."""

@@ -18,9 +18,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .decoder import Decoder
-from .pacing import Scheduler
-from .schedule import (
+from ..pacing.scheduler import Scheduler
+from ..pacing.windows import (
     MIN_WINDOW_FRAMES,
     RESERVE_MARGIN,
     SPEED_MARGIN,
@@ -29,6 +28,7 @@ from .schedule import (
     next_window,
     plan_windows,
 )
+from .decoder import Decoder
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Hashable, Iterator
 
 from ..engine import Continuation, Engine, Pacing, PcmPiece, SynthesisParams, Voice
-from ..engine.pacing import PlaybackClock
 from ..engine.prepared import PreparedText
 from ..errors import ServerBusyError
-from .cpu_turns import CpuTurns, Demand, TurnOrder
+from ..pacing.scheduler import PlaybackClock
+from ..pacing.turns import CpuTurns, Demand, TurnOrder
 from .flights import Flight, PieceCallback
 from .workers import Workers
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .schedule import ALONE, RESERVE_MARGIN, DecodeSpeed, Plan, Sharing, plan_windows
+from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Plan, Sharing, plan_windows
 
 
 @dataclass

@@ -37,8 +37,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from ..engine.pacing import PlaybackClock
-from ..engine.schedule import Sharing
+from .scheduler import PlaybackClock
+from .windows import Sharing
 
 FIRST_SOUND_WORK_S = 0.2
 """What a request is taken to cost until its first audio while none has been measured: the

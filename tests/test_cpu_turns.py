@@ -13,7 +13,7 @@ from decoder_model import FakeClock
 from machine_model import FRONT_END_S, Request, play, two_sentences
 from swinging_speed import CASES, runs, silent
 
-from wyoming_hayakoe.pacing.scheduler import PlaybackClock
+from wyoming_hayakoe.pacing.scheduler import NOBODY, Others, PlaybackClock
 from wyoming_hayakoe.pacing.turns import (
     FIRST_SOUND_WORK_S,
     RESCUE_AGE_S,
@@ -108,13 +108,13 @@ def test_what_a_request_sees_of_the_others() -> None:
     new = Demand(0.0, PlaybackClock())
     for demand in (mine, sooner, later, new):
         order.join(demand)
-    sharing = order.sharing(mine)
+    sharing = order.others(mine).sharing(mine.deadline())
     assert sharing.requests == 4
     # Due before this one's audio runs out: the one that runs out sooner, and the new one
     # (all the work before its first sound).
     assert sharing.reserve == pytest.approx(0.07 + FIRST_SOUND_WORK_S)
     order.leave(later)
-    assert order.sharing(mine).requests == 3
+    assert order.others(mine).sharing(mine.deadline()).requests == 3
 
 
 def test_the_work_before_a_first_sound_is_learned() -> None:
@@ -144,10 +144,8 @@ def test_one_request_alone_is_served_as_before() -> None:
 class _AloneOrder(TurnOrder):
     """The turn order of a machine nobody else uses."""
 
-    def sharing(self, demand: Demand):  # type: ignore[no-untyped-def]
-        from wyoming_hayakoe.pacing.windows import ALONE
-
-        return ALONE
+    def others(self, demand: Demand) -> Others:
+        return NOBODY
 
 
 def test_four_at_once_all_play_without_a_gap() -> None:

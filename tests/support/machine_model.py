@@ -89,6 +89,7 @@ def play(
             clock.now = min(requests[index].arrival for index in pending)
             continue
         demand = order.choose(list(running.values()))
+        order.granted(demand)
         index = demands.index(demand)
         started, was_sounding = clock.now, demand.sounding
         if next(steps[index], None) is _DONE:
@@ -111,7 +112,7 @@ def _steps(
     speed: DecodeSpeed,
     order: TurnOrder,
 ) -> Iterator[object]:
-    scheduler = Scheduler(speed, demand.playback, now=clock, sharing=lambda: order.sharing(demand))
+    scheduler = Scheduler(speed, demand.pacing, now=clock)
     listening = PlaybackClock()
     for index, frames in enumerate(request.sentences):
         clock.now += request.front_end

@@ -55,7 +55,7 @@ def render_steps(
     profile = RequestProfile()
     if pacing is None:
         pacing = Pacing(continuation.playback if continuation else PlaybackClock())
-    scheduler = Scheduler(speed, pacing.playback, sharing=pacing.sharing)
+    scheduler = Scheduler(speed, pacing)
     try:
         for index, sentence in enumerate(sentences):
             if index == 0 and trailing is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Plan, Sharing, plan_windows
 
@@ -30,20 +30,41 @@ class PlaybackClock:
         return 0.0 if self.played_until is None else max(0.0, self.played_until - now)
 
 
-def alone() -> Sharing:
-    """A request with the machine to itself."""
-    return ALONE
-
-
 @dataclass(frozen=True)
-class Pacing:
-    """What a synthesis is paced by: its listener's playback and the machine's other work."""
+class Others:
+    """The other syntheses as the turn order saw them when it granted a step: for each, when
+    its listener needs its next piece and what its next step will take."""
 
-    playback: PlaybackClock
-    """When the audio made so far will have played (updated as the audio is made)."""
-    sharing: Callable[[], Sharing] = alone
-    """What else uses the machine now (asked from the synthesis thread, as windows are
-    planned)."""
+    steps: tuple[tuple[float, float], ...] = ()
+    """(deadline, seconds) of each other synthesis in progress."""
+
+    def sharing(self, due: float) -> Sharing:
+        """What a request due at ``due`` shares the machine with: how many synthesize, and
+        the steps of those due no later, which run before its next window."""
+        reserve = sum(seconds for deadline, seconds in self.steps if deadline <= due)
+        return Sharing(1 + len(self.steps), reserve)
+
+
+NOBODY = Others()
+
+
+@dataclass
+class Pacing:
+    """What one synthesis is paced by: its listener's playback and the machine's other work."""
+
+    playback: PlaybackClock = field(default_factory=PlaybackClock)
+    """When the audio made so far will have played: written by this synthesis's steps, read
+    by the turn order only between steps."""
+    arrived: float = 0.0
+    others: Others = NOBODY
+    """Handed over by the turn order each time it grants this synthesis a step, before the
+    step runs (the engine never calls back into it)."""
+
+    def deadline(self) -> float:
+        """When its listener needs the next piece: at once (when it arrived) until it sounds,
+        then when the audio sent runs out."""
+        played = self.playback.played_until
+        return self.arrived if played is None else max(self.arrived, played)
 
 
 class Scheduler:
@@ -52,15 +73,14 @@ class Scheduler:
     def __init__(
         self,
         speed: DecodeSpeed,
-        clock: PlaybackClock | None = None,
+        pacing: Pacing | None = None,
         now: Callable[[], float] = time.monotonic,
-        sharing: Callable[[], Sharing] = alone,
     ) -> None:
         self.speed = speed
-        self.clock = clock or PlaybackClock()
+        self.pacing = pacing or Pacing()
+        self.clock = self.pacing.playback
         self.now = now
         """The time in seconds, monotonic (a fake clock in tests)."""
-        self._sharing = sharing
         self.started = now()
         self.first_latent: float | None = None
         """Seconds from the start until the first sentence's latent existed: no schedule
@@ -77,7 +97,7 @@ class Scheduler:
         announcements at once on a decoder 6 times faster than real time): planned on their
         shares, first sounds after 0.46-3.46 s and silences of 0.58-1.51 s; as if alone,
         0.18-1.60 s and 0.80-1.10 s."""
-        sharing = self._sharing()
+        sharing = self.pacing.others.sharing(max(self.now(), self.pacing.deadline()))
         if sharing.requests > 1 and self.speed.assumed() < sharing.requests:
             return ALONE
         return sharing

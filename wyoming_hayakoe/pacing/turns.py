@@ -35,10 +35,9 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .scheduler import PlaybackClock
-from .windows import Sharing
+from .scheduler import Others, Pacing, PlaybackClock
 
 FIRST_SOUND_WORK_S = 0.2
 """What a request is taken to cost until its first audio while none has been measured: the
@@ -67,6 +66,11 @@ class Demand:
     """Seconds its last step took."""
     work_before_sound: float = 0.0
     """Seconds its steps took until its first audio."""
+    pacing: Pacing = field(init=False)
+    """What its steps are paced by, handed to the engine."""
+
+    def __post_init__(self) -> None:
+        self.pacing = Pacing(self.playback, self.arrived)
 
     @property
     def started(self) -> bool:
@@ -79,8 +83,7 @@ class Demand:
 
     def deadline(self) -> float:
         """When its listener needs the next piece."""
-        played = self.playback.played_until
-        return self.arrived if played is None else max(self.arrived, played)
+        return self.pacing.deadline()
 
 
 class TurnOrder:
@@ -110,13 +113,15 @@ class TurnOrder:
             return last
         return max(self.first_sound_work - demand.work_before_sound, last)
 
-    def sharing(self, demand: Demand) -> Sharing:
-        """What ``demand`` sees of the others: how many share the machine, and the steps of
-        those due before it that will run before its next window."""
-        others = [d for d in self._active if d is not demand]
-        mine = max(self.now(), demand.deadline())
-        reserve = sum(self.expected_step(d) for d in others if d.deadline() <= mine)
-        return Sharing(1 + len(others), reserve)
+    def others(self, demand: Demand) -> Others:
+        """What ``demand`` sees of the others: when each is due and what its next step takes."""
+        return Others(
+            tuple((d.deadline(), self.expected_step(d)) for d in self._active if d is not demand)
+        )
+
+    def granted(self, demand: Demand) -> None:
+        """``demand`` may run a step: hand it what it sees of the others, for its windows."""
+        demand.pacing.others = self.others(demand)
 
     def choose(self, waiting: Sequence[Demand]) -> Demand:
         """The earliest deadline, unless a request has not started yet or a new request
@@ -163,6 +168,7 @@ class CpuTurns:
     async def turn(self, demand: Demand) -> AsyncIterator[None]:
         """Hold the CPU for one step of ``demand``; the next is chosen when it ends."""
         await self._acquire(demand)
+        self.order.granted(demand)
         was_sounding = demand.sounding
         started = time.monotonic()
         try:

@@ -1,6 +1,6 @@
 """Whose step runs next when several requests are in progress, on a fake clock.
 
-The turn order (service/cpu_turns.py) alone, then with the engine's window schedule and the
+The turn order (pacing/turns.py) alone, then with the engine's window schedule and the
 decoder's timing model (machine_model.py): what each client hears.
 """
 

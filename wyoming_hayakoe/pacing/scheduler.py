@@ -1,9 +1,6 @@
-"""What paces one request: its client's playback, the machine's other work, and its plans.
-
-The schedule (schedule.py) is pure planning; this module holds one request's side of it:
-when the audio sent so far will have played (:class:`PlaybackClock`), what else shares the
-machine (:class:`Pacing`, given by the caller that runs several requests), and the plans
-made for its sentences (:class:`Scheduler`), with the time passed in.
+"""One request's side of pacing: when its listener runs out of audio (:class:`PlaybackClock`),
+what the turn order saw of the others (:class:`Others`, in :class:`Pacing`), and the plans for
+its sentences (:class:`Scheduler`), with the time passed in.
 """
 
 from __future__ import annotations
@@ -78,7 +75,7 @@ class Scheduler:
     ) -> None:
         self.speed = speed
         self.pacing = pacing or Pacing()
-        self.clock = self.pacing.playback
+        self.playback = self.pacing.playback
         self.now = now
         """The time in seconds, monotonic (a fake clock in tests)."""
         self.started = now()
@@ -89,14 +86,11 @@ class Scheduler:
         self.decoded: list[list[int]] = []
         """The windows each sentence was decoded in (sized as the audio came out)."""
 
-    def sharing(self) -> Sharing:
-        """What else uses the machine as this request's windows are planned. Nothing when
+    def planned_sharing(self) -> Sharing:
+        """What else uses the machine as this request's windows are planned: as if alone when
         the machine cannot keep every listener playing (its speed divided among them below
-        real time): no plan avoids silence then, and each request planned as if alone gets
-        its first sound soonest. Simulated (tests/support/machine_model.py, eight two-sentence
-        announcements at once on a decoder 6 times faster than real time): planned on their
-        shares, first sounds after 0.46-3.46 s and silences of 0.58-1.51 s; as if alone,
-        0.18-1.60 s and 0.80-1.10 s."""
+        real time), since no plan avoids silence then and alone each is heard soonest
+        (BENCHMARKS.md, "Pacing")."""
         sharing = self.pacing.others.sharing(max(self.now(), self.pacing.deadline()))
         if sharing.requests > 1 and self.speed.assumed() < sharing.requests:
             return ALONE
@@ -113,8 +107,8 @@ class Scheduler:
         now = self.now()
         if self.first_latent is None:
             self.first_latent = now - self.started
-        lead = self.clock.lead(now)
-        sharing = self.sharing()
+        lead = self.playback.lead(now)
+        sharing = self.planned_sharing()
         speed = self.speed.assumed() / sharing.requests
         delay = sharing.reserve * RESERVE_MARGIN
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames, delay)
@@ -122,7 +116,7 @@ class Scheduler:
         return plan
 
     def sent(self, audio_seconds: float) -> None:
-        self.clock.sent(audio_seconds, self.now())
+        self.playback.sent(audio_seconds, self.now())
 
     def summary(self) -> str:
         """For the debug log: the speed assumed, the pre-roll and the windows."""

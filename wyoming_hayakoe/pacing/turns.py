@@ -1,32 +1,9 @@
-"""Whose synthesis step runs next: the earliest deadline first, one step at a time.
+"""Which synthesis steps next: the earliest deadline first, one step at a time (the why is
+in the package docstring).
 
-ONNX Runtime already spreads one step over every thread it is given, so steps run one at a
-time. A step is a unit of work that cannot be cut: a sentence's front-end, BERT and text
-encoder, or one decoder window. Every synthesis in progress is a :class:`Demand` whose
-deadline is when its listener needs the next piece: for a request that has not sounded yet,
-the moment it arrived (its first window is due at once, and an older request stays ahead of
-a newer one: a request ages, it never starves); for a playing one, the moment its client
-runs out of audio. A new request's first steps thus go ahead of the windows of requests
-that still have lead, and long requests share the machine as their listeners need it.
-
-Two exceptions hold while the earliest new request has waited less than RESCUE_AGE_S:
-
-* requests that have not run a step yet go before the pre-roll of new requests that have:
-  several arriving together run their first steps (front-end, BERT, text encoder) one after
-  the other, then each its pre-roll, which is planned knowing that the others' first steps
-  are done. The first of them is heard later, all of them sooner and with less silence
-  (simulated, tests/support/machine_model.py, four two-sentence announcements at once on a
-  decoder 6 times faster than real time: the first heard after 0.67 s instead of 0.36 s, the
-  fourth after 1.08 s instead of 1.23 s; four 0.1 s apart, all within 0.78 s and no silence
-  instead of 0.90 s and 0.11 s; on a decoder whose speed swings by 15 % every 0.1 s, 5 to
-  7 times real time, 22 of 160 such runs with a silence over 0.05 s instead of 103;
-  BENCHMARKS.md);
-* a playing request whose audio would run out before the new request's next step and its
-  own have run goes first (one window, which lasts through the new request's work, see
-  schedule.py's ``Sharing``).
-
-:class:`TurnOrder` is the choice, on a clock passed in (tests run it on a fake clock);
-:class:`CpuTurns` hands the turns out to asyncio tasks.
+:class:`TurnOrder` is the choice, on a clock passed in (the simulations run it on a fake
+clock); :class:`CpuTurns` hands the turns out to asyncio tasks and, with each, what the
+request sees of the others (:class:`~.scheduler.Others`).
 """
 
 from __future__ import annotations
@@ -40,19 +17,13 @@ from dataclasses import dataclass, field
 from .scheduler import Others, Pacing, PlaybackClock
 
 FIRST_SOUND_WORK_S = 0.2
-"""What a request is taken to cost until its first audio while none has been measured: the
-front-end, BERT, text encoder and first window of a short sentence on the full-size voice on
-2 cores take 0.15-0.2 s (BENCHMARKS.md, first audio of the short text). Then the work that
-requests measured replaces it (FIRST_SOUND_WEIGHT)."""
+"""A request's work until its first audio until one is measured: a short sentence's front-end
+and first window on the full-size voice, 2 cores (BENCHMARKS.md, first audio)."""
 FIRST_SOUND_WEIGHT = 0.3
 """Weight of the latest request in the running estimate of the work before a first sound."""
 RESCUE_AGE_S = 0.5
-"""How long a new request may wait behind playing requests that would otherwise fall
-silent. Simulated (tests/support/machine_model.py, four two-sentence announcements arriving
-0.1, 0.2 or 0.3 s apart on a decoder 6 times faster than real time): without the rescue, up
-to 0.66 s of silence; waiting at most 0.3 s, up to 0.27 s; at most 0.5 s, up to 0.15 s and
-the last first sound after at most 0.90 s; at most 1 s, up to 0.15 s, but first sounds up to
-1.03 s."""
+"""How long a new request may wait behind playing requests that would otherwise fall silent:
+less left them silent longer, more delayed first sounds (BENCHMARKS.md, "Pacing")."""
 
 
 @dataclass(eq=False)
@@ -124,8 +95,10 @@ class TurnOrder:
         demand.pacing.others = self.others(demand)
 
     def choose(self, waiting: Sequence[Demand]) -> Demand:
-        """The earliest deadline, unless a request has not started yet or a new request
-        would make a playing one fall silent (see the module docstring)."""
+        """The earliest deadline; while the earliest new request has waited less than
+        RESCUE_AGE_S, requests that have not run a step go first (so several arriving together
+        each plan their pre-roll knowing the others' first steps are done), and then a playing
+        request whose audio would run out before that step and its own goes first."""
         now = self.now()
         first = min(waiting, key=_urgency)
         if first.sounding or now - first.arrived >= RESCUE_AGE_S:

@@ -117,6 +117,27 @@ def test_what_a_request_sees_of_the_others() -> None:
     assert order.others(mine).sharing(mine.deadline()).requests == 3
 
 
+async def test_a_granted_step_is_handed_what_its_request_sees_of_the_others() -> None:
+    """The engine plans a step's windows on what the turn order handed over when it granted
+    the turn, not by calling back into the order from the synthesis thread."""
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    turns = CpuTurns(order)
+    mine = _playing(clock, lead=1.0)
+    sooner = _playing(clock, lead=0.5, step=0.07)
+    later = _playing(clock, lead=3.0)
+    for demand in (mine, sooner, later):
+        order.join(demand)
+    async with turns.turn(mine):
+        seen = mine.pacing.others
+        order.leave(later)  # leaves while the step runs: seen at the next turn
+        assert mine.pacing.others is seen
+    sharing = seen.sharing(mine.deadline())
+    assert (sharing.requests, sharing.reserve) == (3, pytest.approx(0.07))
+    async with turns.turn(mine):
+        assert mine.pacing.others.sharing(mine.deadline()).requests == 2
+
+
 def test_the_work_before_a_first_sound_is_learned() -> None:
     clock = FakeClock()
     order = TurnOrder(now=clock)

@@ -1,5 +1,5 @@
-"""Several requests on one machine, on a fake clock: the service's turn order and the engine's
-window schedule, with the decoder's timing model (decoder_model.py) instead of ONNX.
+"""Several requests on one machine, on a fake clock: pacing's turn order and window schedule,
+with the decoder's timing model (decoder_model.py) instead of ONNX.
 
 Each request is a list of sentences, each a front-end step (front-end, BERT and text encoder:
 its seconds) and a latent of some frames decoded in the windows the engine's scheduler plans.

@@ -29,6 +29,6 @@ saw of the others (:class:`~.scheduler.Others`), and the window is sized from th
 engine never calls back. Each request's clock is written by its own steps and read by the
 turn order only between steps (one step runs at a time).
 
-Every margin here was chosen on the simulations in tests/support/machine_model.py and
-swinging_speed.py; what was tried and measured is in BENCHMARKS.md ("Pacing").
+The margins were chosen on the simulations (tests/support/machine_model.py, swinging_speed.py)
+and the benchmark; what was tried and measured is in BENCHMARKS.md ("Pacing").
 """

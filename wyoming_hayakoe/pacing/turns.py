@@ -32,7 +32,7 @@ class Demand:
 
     arrived: float
     playback: PlaybackClock
-    """When its listener's audio runs out (updated by the engine as audio is made)."""
+    """When its listener's audio runs out: written by its steps, read here between steps."""
     last_step: float | None = None
     """Seconds its last step took."""
     work_before_sound: float = 0.0
@@ -62,19 +62,15 @@ class TurnOrder:
 
     def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
         self.now = now
-        self._active: tuple[Demand, ...] = ()  # replaced, never changed: read from threads
+        self._active: list[Demand] = []  # on the event loop only
         self.first_sound_work = FIRST_SOUND_WORK_S
         """The running estimate of a request's work until its first audio."""
 
-    @property
-    def active(self) -> tuple[Demand, ...]:
-        return self._active
-
     def join(self, demand: Demand) -> None:
-        self._active = (*self._active, demand)
+        self._active.append(demand)
 
     def leave(self, demand: Demand) -> None:
-        self._active = tuple(d for d in self._active if d is not demand)
+        self._active = [d for d in self._active if d is not demand]
 
     def expected_step(self, demand: Demand) -> float:
         """What its next step will take: its last window once playing, else what is left of

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from .scheduler import Others, Pacing, PlaybackClock
 
 FIRST_SOUND_WORK_S = 0.2
-"""A request's work until its first audio until one is measured: a short sentence's front-end
-and first window on the full-size voice, 2 cores (BENCHMARKS.md, first audio)."""
+"""A request's work before its first audio, until requests have measured it: a short
+sentence's front-end and first window on the full-size voice, 2 cores (BENCHMARKS.md)."""
 FIRST_SOUND_WEIGHT = 0.3
 """Weight of the latest request in the running estimate of the work before a first sound."""
 RESCUE_AGE_S = 0.5

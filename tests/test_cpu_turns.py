@@ -1,6 +1,6 @@
 """Whose step runs next when several requests are in progress, on a fake clock.
 
-The turn order (service/cpu_turns.py) alone, then with the engine's window schedule and the
+The turn order (pacing/turns.py) alone, then with the engine's window schedule and the
 decoder's timing model (machine_model.py): what each client hears.
 """
 
@@ -13,8 +13,8 @@ from decoder_model import FakeClock
 from machine_model import FRONT_END_S, Request, play, two_sentences
 from swinging_speed import CASES, runs, silent
 
-from wyoming_hayakoe.engine.pacing import PlaybackClock
-from wyoming_hayakoe.service.cpu_turns import (
+from wyoming_hayakoe.pacing.scheduler import NOBODY, Others, PlaybackClock
+from wyoming_hayakoe.pacing.turns import (
     FIRST_SOUND_WORK_S,
     RESCUE_AGE_S,
     CpuTurns,
@@ -108,13 +108,34 @@ def test_what_a_request_sees_of_the_others() -> None:
     new = Demand(0.0, PlaybackClock())
     for demand in (mine, sooner, later, new):
         order.join(demand)
-    sharing = order.sharing(mine)
+    sharing = order.others(mine).sharing(mine.deadline())
     assert sharing.requests == 4
     # Due before this one's audio runs out: the one that runs out sooner, and the new one
     # (all the work before its first sound).
     assert sharing.reserve == pytest.approx(0.07 + FIRST_SOUND_WORK_S)
     order.leave(later)
-    assert order.sharing(mine).requests == 3
+    assert order.others(mine).sharing(mine.deadline()).requests == 3
+
+
+async def test_a_granted_step_is_handed_what_its_request_sees_of_the_others() -> None:
+    """The engine plans a step's windows on what the turn order handed over when it granted
+    the turn, not by calling back into the order from the synthesis thread."""
+    clock = FakeClock()
+    order = TurnOrder(now=clock)
+    turns = CpuTurns(order)
+    mine = _playing(clock, lead=1.0)
+    sooner = _playing(clock, lead=0.5, step=0.07)
+    later = _playing(clock, lead=3.0)
+    for demand in (mine, sooner, later):
+        order.join(demand)
+    async with turns.turn(mine):
+        seen = mine.pacing.others
+        order.leave(later)  # leaves while the step runs: seen at the next turn
+        assert mine.pacing.others is seen
+    sharing = seen.sharing(mine.deadline())
+    assert (sharing.requests, sharing.reserve) == (3, pytest.approx(0.07))
+    async with turns.turn(mine):
+        assert mine.pacing.others.sharing(mine.deadline()).requests == 2
 
 
 def test_the_work_before_a_first_sound_is_learned() -> None:
@@ -144,10 +165,8 @@ def test_one_request_alone_is_served_as_before() -> None:
 class _AloneOrder(TurnOrder):
     """The turn order of a machine nobody else uses."""
 
-    def sharing(self, demand: Demand):  # type: ignore[no-untyped-def]
-        from wyoming_hayakoe.engine.schedule import ALONE
-
-        return ALONE
+    def others(self, demand: Demand) -> Others:
+        return NOBODY
 
 
 def test_four_at_once_all_play_without_a_gap() -> None:

@@ -14,8 +14,9 @@ from onnx import TensorProto, helper
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine.decoder import Decoder, Stage, default_windows
 from wyoming_hayakoe.engine.engine import Engine
-from wyoming_hayakoe.engine.schedule import SPEED_MARGIN, DecodeSpeed, busy_seconds
-from wyoming_hayakoe.engine.streaming import HELD_WINDOW_FRAMES, warm_up
+from wyoming_hayakoe.engine.streaming import warm_up
+from wyoming_hayakoe.pacing.sentence import HELD_WINDOW_FRAMES
+from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, DecodeSpeed, busy_seconds
 from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 
 TINY = TINY_VOICE_DIR
@@ -109,9 +110,9 @@ def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
 ) -> None:
     """Assumed far below, at and far above this machine's speed: the held-back and the
     streamed paths both stitch to the whole decoder's audio."""
-    from wyoming_hayakoe.engine.pacing import Scheduler
-    from wyoming_hayakoe.engine.schedule import DecodeSpeed
     from wyoming_hayakoe.engine.streaming import decode_scheduled
+    from wyoming_hayakoe.pacing.scheduler import Scheduler
+    from wyoming_hayakoe.pacing.windows import DecodeSpeed
 
     decoder, whole = _decoder_and_whole(TINY, tiny_model_cache)
     latent, condition = _inputs(decoder, whole, 400, seed=7)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, TimedDecoder
 
-from wyoming_hayakoe.engine.pacing import PlaybackClock, Scheduler
-from wyoming_hayakoe.engine.schedule import MAX_WINDOW_FRAMES, SPEED_MARGIN, DecodeSpeed
 from wyoming_hayakoe.engine.streaming import decode_scheduled
+from wyoming_hayakoe.pacing.scheduler import Pacing, PlaybackClock, Scheduler
+from wyoming_hayakoe.pacing.windows import MAX_WINDOW_FRAMES, SPEED_MARGIN, DecodeSpeed
 
 
 def listen(
@@ -27,7 +27,7 @@ def listen(
     speed = DecodeSpeed()
     for _ in range(10):
         speed.observe(learned, 1.0)
-    scheduler = Scheduler(speed, PlaybackClock(), now=clock)
+    scheduler = Scheduler(speed, Pacing(PlaybackClock()), now=clock)
     decoder = TimedDecoder(clock, speed_at)
     latent = np.zeros((1, 2, frames), dtype=np.float32)
     first, longest, playing = None, 0.0, PlaybackClock()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from wyoming_hayakoe.engine.schedule import WINDOW_OVERHEAD_S
+from wyoming_hayakoe.pacing.windows import WINDOW_OVERHEAD_S
 
 SAMPLE_RATE = 44100
 HOP = 512

@@ -1,5 +1,5 @@
-"""Several requests on one machine, on a fake clock: the service's turn order and the engine's
-window schedule, with the decoder's timing model (decoder_model.py) instead of ONNX.
+"""Several requests on one machine, on a fake clock: pacing's turn order and window schedule,
+with the decoder's timing model (decoder_model.py) instead of ONNX.
 
 Each request is a list of sentences, each a front-end step (front-end, BERT and text encoder:
 its seconds) and a latent of some frames decoded in the windows the engine's scheduler plans.
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from decoder_model import SAMPLE_RATE, FakeClock, TimedDecoder
 
-from wyoming_hayakoe.engine.pacing import PlaybackClock, Scheduler
-from wyoming_hayakoe.engine.schedule import DecodeSpeed
 from wyoming_hayakoe.engine.streaming import decode_scheduled
-from wyoming_hayakoe.service.cpu_turns import Demand, TurnOrder
+from wyoming_hayakoe.pacing.scheduler import PlaybackClock, Scheduler
+from wyoming_hayakoe.pacing.turns import Demand, TurnOrder
+from wyoming_hayakoe.pacing.windows import DecodeSpeed
 
 PAUSE_S = 0.3
 """Silence between two sentences of a request (restored from the duration predictor)."""
@@ -89,6 +89,7 @@ def play(
             clock.now = min(requests[index].arrival for index in pending)
             continue
         demand = order.choose(list(running.values()))
+        order.granted(demand)
         index = demands.index(demand)
         started, was_sounding = clock.now, demand.sounding
         if next(steps[index], None) is _DONE:
@@ -111,7 +112,7 @@ def _steps(
     speed: DecodeSpeed,
     order: TurnOrder,
 ) -> Iterator[object]:
-    scheduler = Scheduler(speed, demand.playback, now=clock, sharing=lambda: order.sharing(demand))
+    scheduler = Scheduler(speed, demand.pacing, now=clock)
     listening = PlaybackClock()
     for index, frames in enumerate(request.sentences):
         clock.now += request.front_end

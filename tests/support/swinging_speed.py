@@ -6,7 +6,10 @@ SWING), with the schedule planned on the base (as the server plans on what it le
 each case runs over seeded draws on machine_model.py's fake clock. Printed as the table in
 BENCHMARKS.md:
 
-    cd tests/support && ../../.venv/bin/python swinging_speed.py
+    cd tests/support && PYTHONPATH=../.. ../../.venv/bin/python swinging_speed.py
+
+(without PYTHONPATH, the package installed in the virtualenv is simulated, which in a second
+worktree is another checkout's).
 
 To compare with another checkout, run its copy of machine_model.py with this file:
 ``PYTHONPATH=OTHER:OTHER/tests/support python swinging_speed.py``.

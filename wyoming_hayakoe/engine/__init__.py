@@ -3,9 +3,9 @@
 No asyncio and no Wyoming here: callers on an event loop run the engine in a worker thread.
 """
 
+from ..pacing.scheduler import Pacing
 from .compiler.self_check import SelfCheckResult
 from .engine import Continuation, Engine, PcmPiece
-from .pacing import Pacing
 from .params import SynthesisParams
 from .voice import Voice
 

@@ -21,9 +21,9 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError
+from ..pacing.windows import MAX_WINDOW_FRAMES
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
-from .schedule import MAX_WINDOW_FRAMES
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..pacing.scheduler import Pacing
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.tokenizer_loader import load_tokenizer
@@ -30,7 +31,6 @@ from .compiler.bert import open_bert
 from .compiler.cache import cache_key, prune, writable
 from .compiler.staging import remove_abandoned
 from .loaded_voices import LoadedVoices
-from .pacing import Pacing
 from .params import SynthesisParams
 from .pieces import AudioPiece, Continuation, PcmPiece
 from .prepared import PreparedText

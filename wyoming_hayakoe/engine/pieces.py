@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .pacing import PlaybackClock
+from ..pacing.scheduler import PlaybackClock
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,15 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..pacing.scheduler import Pacing, PlaybackClock, Scheduler
+from ..pacing.windows import DecodeSpeed
 from ..text.frontend import Phonemes
 from ..text.sentences import Sentence
-from .pacing import Pacing, PlaybackClock, Scheduler
 from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
 from .pieces import AudioPiece, Continuation
 from .prepared import PreparedSentence, PreparedText
 from .profile import RequestProfile
-from .schedule import DecodeSpeed
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def render_steps(
     profile = RequestProfile()
     if pacing is None:
         pacing = Pacing(continuation.playback if continuation else PlaybackClock())
-    scheduler = Scheduler(speed, pacing.playback, sharing=pacing.sharing)
+    scheduler = Scheduler(speed, pacing)
     try:
         for index, sentence in enumerate(sentences):
             if index == 0 and trailing is not None:

@@ -13,10 +13,10 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import onnxruntime as ort
 
+from ..pacing.scheduler import Scheduler
 from ..text.frontend import Phonemes
 from .decoder import Decoder
 from .inputs import InputNames
-from .pacing import Scheduler
 from .params import SynthesisParams
 from .streaming import decode_scheduled
 

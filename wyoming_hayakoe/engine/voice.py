@@ -18,6 +18,7 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError, UnknownStyleError
+from ..pacing.scheduler import Scheduler
 from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes
 from ..voices.config import VoiceConfig
@@ -28,7 +29,6 @@ from .compiler.self_check import SelfCheckResult
 from .compiler.voice_models import VoiceModels, open_models
 from .decoder import Decoder
 from .inputs import DURATION_NAMES, InputNames
-from .pacing import Scheduler
 from .params import SynthesisParams
 from .synthesizer import sentence_audio, synthesis_steps, synthesizer_inputs
 

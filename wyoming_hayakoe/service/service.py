@@ -8,7 +8,7 @@ event loop.
 
 Several requests at once: each synthesis runs step by step (a sentence's front-end, BERT and
 text encoder; a decoder window), one step at a time, the step whose listener needs it first
-(cpu_turns.py). Requests for the same audio while one is in progress share it
+(pacing/turns.py). Requests for the same audio while one is in progress share it
 (flights.py). At most ``max_waiting`` syntheses are in progress: a request beyond that is
 refused at once rather than queued.
 """

@@ -14,11 +14,11 @@ import logging
 import time
 from collections.abc import Callable, Hashable, Iterator
 
-from ..engine import Continuation, Engine, Pacing, PcmPiece, SynthesisParams, Voice
-from ..engine.pacing import PlaybackClock
+from ..engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice
 from ..engine.prepared import PreparedText
 from ..errors import ServerBusyError
-from .cpu_turns import CpuTurns, Demand, TurnOrder
+from ..pacing.scheduler import PlaybackClock
+from ..pacing.turns import CpuTurns, Demand, TurnOrder
 from .flights import Flight, PieceCallback
 from .workers import Workers
 
@@ -105,7 +105,7 @@ class Syntheses:
         """A new flight and the task that produces its pieces."""
         clock = continuation.playback if continuation else PlaybackClock()
         demand = Demand(time.monotonic(), clock)
-        steps = steps_of(Pacing(clock, functools.partial(self.order.sharing, demand)))
+        steps = steps_of(demand.pacing)
 
         def abandon() -> None:
             self._forget(flight)

@@ -1,20 +1,10 @@
-"""When to cut a sentence's latent: a schedule from how fast this machine decodes.
+"""A sentence's windows from how fast this machine decodes: pure planning, the time passed in.
 
-A client plays every chunk as it arrives. A window of audio must be out before the audio sent
-before it has played, or the listener hears a gap. The engine learns how fast the decoder runs
-here (seconds of audio per second, a low percentile of recent windows, with a margin) and,
-once a sentence's length in frames is known, plans its windows:
-
-* faster than real time: a small first window, then each as large as the audio still to play
-  allows, so the windows grow as the lead grows, up to MAX_WINDOW_FRAMES;
-* slower than real time: the sound is held back (pre-roll) while windows decode, until the
-  rest of the sentence can arrive in time, never a gap.
-
-The lead is the audio sent but not yet played, so the pause after a sentence and the time the
-next one already spent in the front-end count as slack. When several requests share the
-machine (:class:`Sharing`), each plans on its share of the speed, and the audio it sends must
-last through the others' work due before its next window. Pure planning: no ONNX, no clock of
-its own; the engine passes the time in (pacing.py).
+The speed is learned here (:class:`DecodeSpeed`: a low percentile of recent windows, with a
+margin). Faster than real time, a small first window, then each as large as the audio still to
+play allows (:func:`fitting_window`); slower, the sound is held back (pre-roll) until the rest
+can arrive in time (:func:`plan_windows`). The lead is the audio sent but not yet played, so
+the pause after a sentence and the next one's front-end count as slack.
 """
 
 from __future__ import annotations
@@ -43,12 +33,8 @@ allocator hands them out fresh, page by page (BENCHMARKS.md, "Why windows are ca
 SPEED_MARGIN = 0.85
 """Plan on this share of the speed measured: a machine's speed swings from window to window."""
 RESERVE_MARGIN = 1 / LEAD_USE
-"""A sentence's first audio lasts this many times the other requests' work due after its
-first window: the margin every window keeps on the lead. Simulated (tests/support/
-machine_model.py, four two-sentence announcements at once on a decoder 6 times faster than
-real time, the service's turn order running every first step first): 1.0 left 0.02 s of
-silence; this, none, first sounds after 0.67-1.08 s; 1.6, none, 0.04 s later; 2.0, none,
-0.10 s later. (Before that turn order: 1.0, 0.10 s; this, none, 0.36-1.23 s.)"""
+"""A sentence's first audio lasts this many times the other requests' work due after its first
+window: the margin every window keeps on the lead (BENCHMARKS.md, "Pacing")."""
 
 
 @dataclass(frozen=True)
@@ -68,10 +54,8 @@ ALONE = Sharing()
 
 
 def busy_seconds(took: float, windows: int = 1) -> float:
-    """The time ``windows`` windows spent decoding frames: what they took without the fixed
-    cost the planner adds to every window, so that the speed learned from them is the one the
-    plan assumes (counted twice, it made small windows look slow and the plans needlessly
-    cautious: more windows, each with its fixed cost)."""
+    """The time ``windows`` windows spent decoding frames, without the fixed cost the planner
+    adds to every window: the speed learned is then the one the plan assumes."""
     return max(took - windows * WINDOW_OVERHEAD_S, took / 2)
 
 
@@ -123,7 +107,7 @@ class _Simulation:
     gap: bool = False
 
 
-def next_window(
+def fitting_window(
     lead: float,
     speed: float,
     frame_seconds: float,
@@ -243,7 +227,7 @@ def _simulate(
             if frames - known - size < MIN_WINDOW_FRAMES:
                 size = frames - known
         else:
-            size = next_window(
+            size = fitting_window(
                 max(0.0, played_until - now), speed, frame_seconds, cut_frames, frames - known
             )
         heard_before = audible(known)

@@ -1,18 +1,15 @@
-"""What paces one request: its client's playback, the machine's other work, and its plans.
-
-The schedule (schedule.py) is pure planning; this module holds one request's side of it:
-when the audio sent so far will have played (:class:`PlaybackClock`), what else shares the
-machine (:class:`Pacing`, given by the caller that runs several requests), and the plans
-made for its sentences (:class:`Scheduler`), with the time passed in.
+"""One request's side of pacing: when its listener runs out of audio (:class:`PlaybackClock`),
+what the turn order saw of the others (:class:`Others`, in :class:`Pacing`), and the plans for
+its sentences (:class:`Scheduler`), with the time passed in.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .schedule import ALONE, RESERVE_MARGIN, DecodeSpeed, Plan, Sharing, plan_windows
+from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Plan, Sharing, plan_windows
 
 
 @dataclass
@@ -30,20 +27,41 @@ class PlaybackClock:
         return 0.0 if self.played_until is None else max(0.0, self.played_until - now)
 
 
-def alone() -> Sharing:
-    """A request with the machine to itself."""
-    return ALONE
-
-
 @dataclass(frozen=True)
-class Pacing:
-    """What a synthesis is paced by: its listener's playback and the machine's other work."""
+class Others:
+    """The other syntheses as the turn order saw them when it granted a step: for each, when
+    its listener needs its next piece and what its next step will take."""
 
-    playback: PlaybackClock
-    """When the audio made so far will have played (updated as the audio is made)."""
-    sharing: Callable[[], Sharing] = alone
-    """What else uses the machine now (asked from the synthesis thread, as windows are
-    planned)."""
+    steps: tuple[tuple[float, float], ...] = ()
+    """(deadline, seconds) of each other synthesis in progress."""
+
+    def sharing(self, due: float) -> Sharing:
+        """What a request due at ``due`` shares the machine with: how many synthesize, and
+        the steps of those due no later, which run before its next window."""
+        reserve = sum(seconds for deadline, seconds in self.steps if deadline <= due)
+        return Sharing(1 + len(self.steps), reserve)
+
+
+NOBODY = Others()
+
+
+@dataclass
+class Pacing:
+    """What one synthesis is paced by: its listener's playback and the machine's other work."""
+
+    playback: PlaybackClock = field(default_factory=PlaybackClock)
+    """When the audio made so far will have played: written by this synthesis's steps, read
+    by the turn order only between steps."""
+    arrived: float = 0.0
+    others: Others = NOBODY
+    """Handed over by the turn order each time it grants this synthesis a step, before the
+    step runs (the engine never calls back into it)."""
+
+    def deadline(self) -> float:
+        """When its listener needs the next piece: at once (when it arrived) until it sounds,
+        then when the audio sent runs out."""
+        played = self.playback.played_until
+        return self.arrived if played is None else max(self.arrived, played)
 
 
 class Scheduler:
@@ -52,15 +70,14 @@ class Scheduler:
     def __init__(
         self,
         speed: DecodeSpeed,
-        clock: PlaybackClock | None = None,
+        pacing: Pacing | None = None,
         now: Callable[[], float] = time.monotonic,
-        sharing: Callable[[], Sharing] = alone,
     ) -> None:
         self.speed = speed
-        self.clock = clock or PlaybackClock()
+        self.pacing = pacing or Pacing()
+        self.playback = self.pacing.playback
         self.now = now
         """The time in seconds, monotonic (a fake clock in tests)."""
-        self._sharing = sharing
         self.started = now()
         self.first_latent: float | None = None
         """Seconds from the start until the first sentence's latent existed: no schedule
@@ -69,15 +86,12 @@ class Scheduler:
         self.decoded: list[list[int]] = []
         """The windows each sentence was decoded in (sized as the audio came out)."""
 
-    def sharing(self) -> Sharing:
-        """What else uses the machine as this request's windows are planned. Nothing when
+    def planned_sharing(self) -> Sharing:
+        """What else uses the machine as this request's windows are planned: as if alone when
         the machine cannot keep every listener playing (its speed divided among them below
-        real time): no plan avoids silence then, and each request planned as if alone gets
-        its first sound soonest. Simulated (tests/support/machine_model.py, eight two-sentence
-        announcements at once on a decoder 6 times faster than real time): planned on their
-        shares, first sounds after 0.46-3.46 s and silences of 0.58-1.51 s; as if alone,
-        0.18-1.60 s and 0.80-1.10 s."""
-        sharing = self._sharing()
+        real time), since no plan avoids silence then and alone each is heard soonest
+        (BENCHMARKS.md, "Pacing")."""
+        sharing = self.pacing.others.sharing(max(self.now(), self.pacing.deadline()))
         if sharing.requests > 1 and self.speed.assumed() < sharing.requests:
             return ALONE
         return sharing
@@ -93,8 +107,8 @@ class Scheduler:
         now = self.now()
         if self.first_latent is None:
             self.first_latent = now - self.started
-        lead = self.clock.lead(now)
-        sharing = self.sharing()
+        lead = self.playback.lead(now)
+        sharing = self.planned_sharing()
         speed = self.speed.assumed() / sharing.requests
         delay = sharing.reserve * RESERVE_MARGIN
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames, delay)
@@ -102,7 +116,7 @@ class Scheduler:
         return plan
 
     def sent(self, audio_seconds: float) -> None:
-        self.clock.sent(audio_seconds, self.now())
+        self.playback.sent(audio_seconds, self.now())
 
     def summary(self) -> str:
         """For the debug log: the speed assumed, the pre-roll and the windows."""

@@ -1,0 +1,34 @@
+"""Pacing: which synthesis steps next, and how large its next decoder window is.
+
+A client plays every piece of audio as it arrives; a listener hears silence when a piece
+comes after the audio before it has played. ONNX Runtime already spreads one step over every
+core it is given, so syntheses take turns, one step at a time. A step cannot be cut short: a
+sentence's front-end, BERT and text encoder, or one decoder window. Two decisions keep every
+listener playing, and both read the same facts: when each listener runs out of audio
+(:class:`~.scheduler.PlaybackClock`), how fast this machine decodes
+(:class:`~.windows.DecodeSpeed`), and what a step costs.
+
+**Which step runs next** (turns.py, on the event loop): the one whose listener needs it
+first, its *deadline*: a request that has not sounded yet is due the moment it arrived (so a
+new request goes ahead of those that still have audio to play, and an older one ahead of a
+newer one: a request ages, it never starves); a playing one is due when its client runs out.
+Two exceptions for a young new request: several arriving together first run each its first
+sentence's front-end, then each its first windows (each then plans its start knowing the
+others' first steps are done: all are heard close together, without gaps); and a playing
+request whose audio would run out before the new request's next step goes first.
+
+**How large the next window is** (windows.py, sentence.py, on the synthesis thread): as
+large as the audio still to play allows on the speed learned here, so windows grow with the
+lead and shrink when the machine slows down; below real time, the sound is held back
+(pre-roll) until the rest of the sentence can follow without a gap. With others sharing the
+machine, a request plans on its share of the speed, and each window's audio must last
+through the others' steps due before its next one (:class:`~.windows.Sharing`).
+
+The two meet once per step: when the turn order grants a turn, it hands the request what it
+saw of the others (:class:`~.scheduler.Others`), and the window is sized from that; the
+engine never calls back. Each request's clock is written by its own steps and read by the
+turn order only between steps (one step runs at a time).
+
+The margins were chosen on the simulations (tests/support/machine_model.py, swinging_speed.py)
+and the benchmark; what was tried and measured is in BENCHMARKS.md ("Pacing").
+"""

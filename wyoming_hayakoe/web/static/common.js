@@ -171,12 +171,16 @@ function formatDuration(seconds) {
 
 function workItem(work) {
   const heading = `${work.kind === "compile" ? WORDS.work_compile : WORDS.work_download}: ${work.what}`;
+  const counted = work.kind === "download" ? WORDS.work_file : WORDS.work_step;
   const number = work.step_number
-    ? fillWords(work.steps ? WORDS.work_step : WORDS.work_step_only, { number: work.step_number, steps: work.steps })
+    ? fillWords(work.steps ? counted : WORDS.work_step_only, { number: work.step_number, steps: work.steps })
     : null;
+  // The bar is the whole work; the numbers are the current file's.
   const amounts = [];
-  if (work.total_bytes) amounts.push(`${formatBytes(work.done_bytes)} / ${formatBytes(work.total_bytes)}`);
-  if (work.percent !== null) amounts.push(`${Math.floor(work.percent)}%`);
+  if (work.total_bytes) {
+    const percent = Math.floor((100 * work.done_bytes) / work.total_bytes);
+    amounts.push(`${formatBytes(work.done_bytes)} / ${formatBytes(work.total_bytes)} (${percent}%)`);
+  }
   amounts.push(work.eta_seconds !== null
     ? fillWords(WORDS.work_left, { time: formatDuration(work.eta_seconds) })
     : fillWords(WORDS.work_elapsed, { time: formatDuration(work.elapsed_seconds) }));

@@ -227,7 +227,7 @@ def download_file(
         raise disk_error(err, dest.parent) from err
     size_text = f"{meta.size / _MB:.1f} MB" if meta.size is not None else "unknown size"
     label = label or dest.name
-    _LOGGER.info("Downloading %s (%s) from %s", label, size_text, url)
+    _LOGGER.info("Downloading %s: %s from %s", label, size_text, url)
     if work is None:
         with current_board().begin(DOWNLOAD, dest.name) as own:
             own.step(dest.name)

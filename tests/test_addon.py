@@ -13,6 +13,7 @@ from fresh_python import modules_imported
 from tools.server_process import REPO_ROOT
 from wyoming_hayakoe import supervisor
 from wyoming_hayakoe.cli import PARAM_OPTIONS, parse_args
+from wyoming_hayakoe.voices.hub import resolve_endpoint
 
 ADDON_DIR = REPO_ROOT / "addon"
 
@@ -36,16 +37,34 @@ def test_every_option_has_its_argument() -> None:
     options = {
         "voice": "jvnv-M1-jp", "style": "Happy", "speed": 1.2, "sdp_ratio": 0.5,
         "noise_scale": 0.3, "noise_scale_w": 0.4, "style_weight": 2.5, "threads": 3,
-        "samples_per_chunk": 2048, "debug_logging": True,
+        "samples_per_chunk": 2048, "local_files_only": True,
+        "hub_endpoint": "https://mirror.example/hub/", "debug_logging": True,
     }  # fmt: skip
     args = supervisor.options_to_args(options)
     assert args == [
         "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "1.2", "--sdp-ratio", "0.5",
         "--noise-scale", "0.3", "--noise-w", "0.4", "--style-weight", "2.5",
-        "--samples-per-chunk", "2048", "--threads", "3", "--debug",
+        "--samples-per-chunk", "2048", "--threads", "3", "--local-files-only", "--debug",
     ]  # fmt: skip
-    # every option the add-on knows shows up in the arguments
+    # every option the add-on knows shows up in the arguments or the server's environment
     assert set(options) == supervisor.OPTION_NAMES
+    env = supervisor.server_environment(options, {"PATH": "/bin"})
+    assert env == {"PATH": "/bin", "HF_ENDPOINT": "https://mirror.example/hub/"}
+
+
+def test_offline_options_reach_the_server_as_it_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = supervisor.options_to_args({"local_files_only": True})
+    assert parse_args([*args, "--data-dir", "/tmp"], {}).local_files_only is True
+    assert "--local-files-only" not in supervisor.options_to_args({"local_files_only": False})
+    for empty in (None, "", "  "):
+        env = supervisor.server_environment({"hub_endpoint": empty}, {"HF_ENDPOINT": "x"})
+        assert env == {"HF_ENDPOINT": "x"}, "an empty mirror keeps what the container says"
+    # The server reads the mirror where the downloader looks for it.
+    env = supervisor.server_environment({"hub_endpoint": " https://m.example "}, {})
+    monkeypatch.setenv("HF_ENDPOINT", env["HF_ENDPOINT"])
+    assert resolve_endpoint() == "https://m.example"
 
 
 def test_the_mapping_is_the_command_lines(tmp_path: Path) -> None:
@@ -140,6 +159,27 @@ def backed_up(data_dir: Path, excludes: list[str]) -> set[str]:
         else:
             kept.add(path.name)
     return kept
+
+
+def test_the_watchdog_is_the_images_health_check_on_the_wyoming_port() -> None:
+    """The Supervisor restarts an add-on whose Docker health check fails (when its Watchdog is
+    on); config.yaml's own ``watchdog`` is obsolete (the add-on linter refuses it)."""
+    config = load_yaml(ADDON_DIR / "config.yaml")
+    assert "watchdog" not in config
+    port = int(supervisor.DEFAULT_URI.rsplit(":", 1)[1])
+    assert f"{port}/tcp" in config["ports"]
+    dockerfile = (ADDON_DIR / "Dockerfile").read_text(encoding="utf-8")
+    command = dockerfile.split("HEALTHCHECK", 1)[1].split("\n\n", 1)[0]
+    assert '"wyoming_hayakoe.health_check"' in command
+    assert f'"tcp://127.0.0.1:{port}"' in command
+
+
+def test_init_is_what_the_dockerfile_says() -> None:
+    """No Docker init: the start-up module is PID 1 (tests/test_addon_pid1.py checks it)."""
+    assert load_yaml(ADDON_DIR / "config.yaml")["init"] is False
+    dockerfile = (ADDON_DIR / "Dockerfile").read_text(encoding="utf-8")
+    assert "init: false" in dockerfile and "init: true" not in dockerfile
+    assert 'ENTRYPOINT ["python", "-m", "wyoming_hayakoe.supervisor"]' in dockerfile
 
 
 def test_backups_leave_out_models_and_keep_the_options(tmp_path: Path) -> None:

@@ -184,9 +184,11 @@ def test_progress_is_logged_with_percent_and_speed(
     options = DownloadOptions(timeout=5.0, chunk_size=32 * 1024, progress_interval=0.0)
     download_file(server.url_for(SYNTH), _dest(tmp_path), options)
     lines = [r.getMessage() for r in caplog.records if "MB/s" in r.getMessage()]
-    assert len(lines) >= 3  # one per chunk with a zero interval
-    assert all("synthesizer.onnx" in line and "%" in line for line in lines)
-    assert "100%" in lines[-1]
+    assert len(lines) >= 4  # one per chunk with a zero interval, and the end
+    *during, end = lines
+    assert all("synthesizer.onnx" in line and "%" in line and " left" in line for line in during)
+    assert "100%" in during[-1] and "0 s left" in during[-1]
+    assert end.startswith("Downloaded synthesizer.onnx: 0.3 MB in ")
 
 
 def test_progress_interval_limits_log_lines(
@@ -196,7 +198,7 @@ def test_progress_interval_limits_log_lines(
     options = DownloadOptions(timeout=5.0, chunk_size=4 * 1024, progress_interval=3600.0)
     download_file(server.url_for(SYNTH), _dest(tmp_path), options)
     lines = [r.getMessage() for r in caplog.records if "MB/s" in r.getMessage()]
-    assert len(lines) == 1 and "100%" in lines[0]  # only the final line
+    assert len(lines) == 1 and lines[0].startswith("Downloaded ")  # only the final line
 
 
 @pytest.mark.parametrize(

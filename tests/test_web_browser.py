@@ -287,3 +287,33 @@ async def test_download_button_installs_a_catalog_voice(
                 assert site.errors == []
             finally:
                 await runner.cleanup()
+
+
+async def test_a_slow_download_shows_as_a_progress_bar_with_its_step(
+    tmp_path: Path, model_cache: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hf_server import HFTestServer
+
+    catalog, data = catalog_download(tmp_path)
+    # 16 KB every 10 ms: the 6 MB voice takes several seconds, time for the page to poll.
+    with HFTestServer(tmp_path / "repo", throttle=0.01) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx:
+            runner, url = await serve_app(fx.app)
+            try:
+                site = await open_site(browser, fx, url, "en")
+                await site.open("try")  # every page shows it, not only the Voices page
+                assert await site.page.locator("#work").is_hidden()
+                fx.backend.start_download("tiny-dl")
+                item = site.page.locator("#work .item")
+                await item.locator(".amounts", has_text="%").wait_for(timeout=30_000)
+                text = await item.inner_text()
+                assert "Downloading: voice tiny-dl" in text
+                assert "file " in text and " of 4 · " in text and "left" in text, text
+                assert await item.locator("progress[value]").count() == 1
+                await site.shot("progress")
+                await site.page.locator("#work").wait_for(state="hidden", timeout=60_000)
+                assert (fx.speakers / "tiny-dl" / "synthesizer.onnx").is_file()
+                assert site.errors == []
+            finally:
+                await runner.cleanup()

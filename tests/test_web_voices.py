@@ -115,6 +115,45 @@ async def test_download_shows_progress_and_installs(
             assert len((await speak(client, hayakoe_speaker_uuid("tiny-dl"))).mono) > 0
 
 
+async def test_the_work_in_progress_shows_a_slow_download_and_is_read_only(
+    tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from hf_server import HFTestServer
+
+    catalog, data = catalog_download(tmp_path)
+    # 16 KB at a time, a few ms apart: the 6 MB voice takes about a second.
+    with HFTestServer(tmp_path / "repo", throttle=0.002) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        async with (
+            web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx,
+            web_client(fx) as client,
+        ):
+            assert (await (await client.get("/api/progress")).json()) == {"work": []}
+            assert (await client.post("/api/voices/tiny-dl/download")).status == 202
+            seen: list[dict[str, object]] = []
+            while (await (await client.get("/api/voices/tiny-dl/download")).json())[
+                "state"
+            ] == "running":
+                answer = await client.get("/api/progress")
+                assert answer.headers["Cache-Control"] == "no-store"
+                seen += (await answer.json())["work"]
+                await asyncio.sleep(0.01)
+            assert (await (await client.get("/api/progress")).json()) == {"work": []}
+            for method in ("POST", "PUT", "DELETE"):
+                await error_of(await client.request(method, "/api/progress"), 405)
+    counted = [w for w in seen if w["total_bytes"]]
+    assert counted, f"no progress with bytes was shown: {seen}"
+    for work in counted:
+        assert work["kind"] == "download" and work["what"] == "voice tiny-dl"
+        assert isinstance(work["step"], str) and work["step"]
+        assert 1 <= work["step_number"] <= work["steps"]  # type: ignore[operator]
+        assert 0 <= work["done_bytes"] <= work["total_bytes"]  # type: ignore[operator]
+        assert 0 <= work["percent"] <= 100  # type: ignore[operator]
+    assert {w["step_number"] for w in counted} != {1}, "only the first file was shown"
+
+
 async def _wait_for_download(client: TestClient, name: str) -> dict[str, object]:
     import asyncio
 

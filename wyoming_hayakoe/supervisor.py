@@ -6,6 +6,10 @@ it answers ``describe`` tells the Supervisor where to find it (``POST /discovery
 ``wyoming``), so Home Assistant offers the Wyoming integration by itself. A failed discovery
 is logged and the server keeps serving; the exit status is the server's.
 
+It is the container's PID 1 (config.yaml: ``init: false``): it reaps every process that ends
+up its child (a compile child left by a killed server is handed to PID 1), and signals to the
+container reach the server.
+
 Arguments after ``--`` go to the server unchanged (tests point it at a fixture voice with
 ``-- --local-files-only``); ``WYOMING_HAYAKOE_ARGS`` reaches it through the environment too.
 """
@@ -20,6 +24,7 @@ import logging
 import os
 import signal
 import socket
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -51,7 +56,13 @@ VALUE_OPTIONS = {
 }
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
 DEBUG_OPTION = "debug_logging"
-OPTION_NAMES = frozenset({*VALUE_OPTIONS, THREADS_OPTION, DEBUG_OPTION})
+LOCAL_FILES_ONLY_OPTION = "local_files_only"  # never download: /share/hayakoe and /data only
+HUB_ENDPOINT_OPTION = "hub_endpoint"  # a mirror of the voice repository (HF_ENDPOINT)
+OPTION_NAMES = frozenset(
+    {*VALUE_OPTIONS, THREADS_OPTION, DEBUG_OPTION, LOCAL_FILES_ONLY_OPTION, HUB_ENDPOINT_OPTION}
+)
+HUB_ENDPOINT_ENV = "HF_ENDPOINT"
+SERVER_COMMAND = [sys.executable, "-m", "wyoming_hayakoe"]
 
 DESCRIBE_INTERVAL = 0.5  # seconds between describe attempts while the server starts
 RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each further discovery attempt
@@ -72,9 +83,20 @@ def options_to_args(options: Mapping[str, Any]) -> list[str]:
     threads = options.get(THREADS_OPTION)
     if threads:
         args += ["--threads", str(int(threads))]
+    if options.get(LOCAL_FILES_ONLY_OPTION):
+        args.append("--local-files-only")
     if options.get(DEBUG_OPTION):
         args.append("--debug")
     return args
+
+
+def server_environment(options: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
+    """The server's environment: this one, with the mirror option as ``HF_ENDPOINT``."""
+    env = dict(environ)
+    endpoint = str(options.get(HUB_ENDPOINT_OPTION) or "").strip()
+    if endpoint:
+        env[HUB_ENDPOINT_ENV] = endpoint
+    return env
 
 
 def server_args(
@@ -169,21 +191,52 @@ async def announce(listen_uri: str, environ: Mapping[str, str]) -> bool:
     return False
 
 
-async def run(args: list[str], listen_uri: str, environ: Mapping[str, str]) -> int:
-    """Run the server until it exits; returns its exit status (128 + signal if killed)."""
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "wyoming_hayakoe", *args)
+async def run(
+    args: list[str], listen_uri: str, environ: Mapping[str, str], server_env: Mapping[str, str]
+) -> int:
+    """Run the server until it exits, reaping whatever else ends up a child of this process;
+    returns the server's exit status (128 + signal if killed)."""
     loop = asyncio.get_running_loop()
+    server = subprocess.Popen([*SERVER_COMMAND, *args], env=dict(server_env))
+    reaper = _Reaper(server, loop.create_future())
+    loop.add_signal_handler(signal.SIGCHLD, reaper.reap)
+    reaper.reap()  # a child that ended before the handler was in place
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, _forward, process, signum)
+        loop.add_signal_handler(signum, _forward, server, signum)
     discovery = asyncio.create_task(announce(listen_uri, environ))
     kills_before = oom_kills()
-    code = await process.wait()
+    code = await reaper.server_exit
     discovery.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await discovery
     if code == -signal.SIGKILL:
         _report_kill(kills_before)
     return code if code >= 0 else 128 - code
+
+
+class _Reaper:
+    """Collects every child that has ended, on SIGCHLD: the server (its status ends
+    ``server_exit``) and orphans handed to PID 1, which would stay zombies otherwise."""
+
+    def __init__(self, server: subprocess.Popen[bytes], server_exit: asyncio.Future[int]) -> None:
+        self._server = server
+        self.server_exit = server_exit
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:  # no children at all
+                return
+            if pid == 0:
+                return
+            if pid != self._server.pid:
+                _LOGGER.debug("Reaped process %d (status %d)", pid, status)
+                continue
+            code = os.waitstatus_to_exitcode(status)
+            self._server.returncode = code  # reaped here: never signalled again
+            if not self.server_exit.done():
+                self.server_exit.set_result(code)
 
 
 def _report_kill(kills_before: int | None) -> None:
@@ -203,7 +256,7 @@ def _report_kill(kills_before: int | None) -> None:
     )
 
 
-def _forward(process: asyncio.subprocess.Process, signum: int) -> None:
+def _forward(process: subprocess.Popen[bytes], signum: int) -> None:
     if process.returncode is None:
         process.send_signal(signum)
 
@@ -263,7 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if options.get(DEBUG_OPTION):
         _LOGGER.setLevel(logging.DEBUG)
-    return asyncio.run(run([*command, *passthrough], args.uri, os.environ))
+    server_env = server_environment(options, os.environ)
+    return asyncio.run(run([*command, *passthrough], args.uri, os.environ, server_env))
 
 
 if __name__ == "__main__":

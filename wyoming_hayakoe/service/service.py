@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..engine import Continuation, Engine, SelfCheckResult, SynthesisParams, Voice
 from ..errors import TextError, UnknownVoiceError
+from ..progress import ProgressBoard
 from ..text.frontend import TextFrontend
 from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
@@ -72,7 +73,10 @@ class TtsService:
         self._engine_factory = engine_factory
         self._params = settings.params
         self._names = VoiceNames(store, settings.local_files_only)
-        self._workers = Workers()
+        self.progress = ProgressBoard()
+        """Downloads and compiles in progress (work on the service's threads reports here);
+        the web page shows its snapshot."""
+        self._workers = Workers(self.progress)
         self._syntheses = Syntheses(self._workers, settings.max_waiting)
         self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}

@@ -1,7 +1,8 @@
 """The service's worker threads: one for synthesis, two for loading, counted while busy.
 
 Separate pools so a long download never holds up synthesis, and vice versa. Nothing that
-blocks (disk scans, downloads, ONNX sessions, synthesis) runs on the event loop.
+blocks (disk scans, downloads, ONNX sessions, synthesis) runs on the event loop. Long work on
+these threads (downloads, compiles) reports its progress into the service's board.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from ..progress import ProgressBoard, reporting_to
+
 _T = TypeVar("_T")
 
 
 class Workers:
-    def __init__(self) -> None:
+    def __init__(self, progress: ProgressBoard) -> None:
+        self._progress = progress
         self._synthesis = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-synth")
         self._loading = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-load")
         self._busy_threads = 0
@@ -44,7 +48,8 @@ class Workers:
         with self._busy_lock:
             self._busy_threads += 1
         try:
-            return func(*args)
+            with reporting_to(self._progress):
+                return func(*args)
         finally:
             with self._busy_lock:
                 self._busy_threads -= 1

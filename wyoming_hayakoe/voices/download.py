@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import DownloadError
+from ..progress import DOWNLOAD, Work, current_board, format_duration
 from .hub import CheckedRedirects
 from .remote_file import (
     DownloadOptions,
@@ -44,32 +45,51 @@ _MB = 1024 * 1024
 
 
 class _Progress:
-    """Log percent and MB/s at most once per interval."""
+    """Log percent, MB, MB/s and the time left at most once per interval, and report every
+    chunk to the work's progress (what the web page shows)."""
 
-    def __init__(self, name: str, total: int | None, done: int, interval: float) -> None:
-        self._name, self._total, self.done = name, total, done
+    def __init__(
+        self, label: str, total: int | None, done: int, interval: float, work: Work
+    ) -> None:
+        self._label, self._total, self.done = label, total, done
         self._interval = interval
+        self._work = work
         self._start = self._last = time.monotonic()
         self._start_done = done
 
     def add(self, count: int, final: bool = False) -> None:
         self.done += count
         now = time.monotonic()
+        rate = (self.done - self._start_done) / max(now - self._start, 1e-6)
+        left = None
+        if self._total and self.done > self._start_done:
+            left = max(self._total - self.done, 0) / rate
+        self._work.amounts(self.done, self._total, left)
         if not final and now - self._last < self._interval:
             return
         self._last = now
-        rate = (self.done - self._start_done) / _MB / max(now - self._start, 1e-6)
-        if self._total:
+        if final:
             _LOGGER.info(
-                "Downloading %s: %.0f%% (%.1f of %.1f MB) at %.2f MB/s",
-                self._name,
+                "Downloaded %s: %.1f MB in %s (%.2f MB/s)",
+                self._label,
+                self.done / _MB,
+                format_duration(now - self._start),
+                rate / _MB,
+            )
+        elif self._total:
+            _LOGGER.info(
+                "Downloading %s: %.0f%% (%.1f of %.1f MB) at %.2f MB/s, %s left",
+                self._label,
                 100.0 * self.done / self._total,
                 self.done / _MB,
                 self._total / _MB,
-                rate,
+                rate / _MB,
+                "?" if left is None else format_duration(left),
             )
         else:
-            _LOGGER.info("Downloading %s: %.1f MB at %.2f MB/s", self._name, self.done / _MB, rate)
+            _LOGGER.info(
+                "Downloading %s: %.1f MB at %.2f MB/s", self._label, self.done / _MB, rate / _MB
+            )
 
 
 def disk_error(err: OSError, path: Path) -> DownloadError:
@@ -105,7 +125,7 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _transfer(
-    url: str, part: Path, meta: RemoteFile, options: DownloadOptions, name: str
+    url: str, part: Path, meta: RemoteFile, options: DownloadOptions, label: str, work: Work
 ) -> tuple[int, Any]:
     """One GET into ``part``, resuming from its size; returns (bytes on disk, sha256 state).
 
@@ -136,7 +156,7 @@ def _transfer(
                 part.unlink()
                 raise ConnectionError("server sent an unexpected range; starting over")
         elif start:
-            _LOGGER.info("Server ignored the resume request for %s; starting over", name)
+            _LOGGER.info("Server ignored the resume request for %s; starting over", label)
             start = 0
         try:
             digest = _hash_file(part) if start else hashlib.sha256()
@@ -146,7 +166,7 @@ def _transfer(
         length = resp.headers.get("Content-Length", "")
         body_end = start + int(length) if length.isdigit() else None
         total = meta.size if meta.size is not None else body_end
-        progress = _Progress(name, total, start, options.progress_interval)
+        progress = _Progress(label, total, start, options.progress_interval, work)
         with handle:
             while chunk := resp.read(options.chunk_size):
                 try:
@@ -174,12 +194,15 @@ def download_file(
     *,
     missing_ok: bool = False,
     commit: str | None = None,
+    work: Work | None = None,
+    label: str | None = None,
 ) -> bool:
     """Download ``url`` to ``dest`` atomically and verified.
 
     Returns False only when ``missing_ok`` and the server answers 404. Raises
     DownloadError on every other failure, naming the file. With ``commit``, a server that
-    says it serves another repository commit is refused.
+    says it serves another repository commit is refused. ``work``: the download this file
+    is a step of (by default a work of its own); ``label``: the file in log lines.
     """
     options = options or DownloadOptions()
     dest = Path(dest)
@@ -203,27 +226,44 @@ def download_file(
     except OSError as err:
         raise disk_error(err, dest.parent) from err
     size_text = f"{meta.size / _MB:.1f} MB" if meta.size is not None else "unknown size"
-    _LOGGER.info("Downloading %s (%s) from %s", dest.name, size_text, url)
+    label = label or dest.name
+    _LOGGER.info("Downloading %s: %s from %s", label, size_text, url)
+    if work is None:
+        with current_board().begin(DOWNLOAD, dest.name) as own:
+            own.step(dest.name)
+            received, digest = _fetch(url, part, meta, options, label, own)
+    else:
+        received, digest = _fetch(url, part, meta, options, label, work)
+    _check_and_publish(url, part, dest, meta, received, digest)
+    return True
 
+
+def _fetch(
+    url: str, part: Path, meta: RemoteFile, options: DownloadOptions, label: str, work: Work
+) -> tuple[int, Any]:
+    """The file into ``part``, resumed after dropped connections: (bytes, sha256 state)."""
     last_error: BaseException | None = None
     for attempt in range(options.retries + 1):
         try:
-            received, digest = _transfer(url, part, meta, options, dest.name)
-            break
+            return _transfer(url, part, meta, options, label, work)
         except (OSError, http.client.HTTPException) as err:
             last_error = err
             have = part.stat().st_size if part.exists() else 0
             _LOGGER.warning(
                 "Download of %s interrupted after %d bytes (%s); attempt %d of %d",
-                dest.name, have, err, attempt + 1, options.retries + 1,
+                label, have, err, attempt + 1, options.retries + 1,
             )  # fmt: skip
-    else:
-        have = part.stat().st_size if part.exists() else 0
-        raise DownloadError(
-            f"download of {dest.name} from {url} failed after {have} bytes: {last_error}; "
-            "run again to resume"
-        ) from last_error
+    have = part.stat().st_size if part.exists() else 0
+    raise DownloadError(
+        f"download of {part.name.removesuffix('.part')} from {url} failed after {have} bytes: "
+        f"{last_error}; run again to resume"
+    ) from last_error
 
+
+def _check_and_publish(
+    url: str, part: Path, dest: Path, meta: RemoteFile, received: int, digest: Any
+) -> None:
+    """Refuse (and delete) a body of the wrong size or sha256; else move it into place."""
     problem = None
     if meta.size is not None and received != meta.size:
         problem = f"size mismatch: expected {meta.size} bytes, received {received}"
@@ -240,4 +280,3 @@ def download_file(
     except OSError as err:
         raise disk_error(err, dest) from err
     _fsync_dir(dest.parent)
-    return True

@@ -7,9 +7,11 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DownloadError
+from ..progress import DOWNLOAD, Work, current_board
 from .catalog import CatalogFile
 from .download import download_file
 from .hub import repo_file_url, resolve_endpoint
@@ -40,13 +42,17 @@ class RepoDownloader:
             return
         _LOGGER.info("Downloading %s from %s into %s", what, endpoint, folder)
         commit = self._resolve_commit(endpoint, prefix, needed[-1])
-        for item in needed:  # the catalog lists the defining file last
-            if any(self._fetch_model(endpoint, prefix, folder, n, commit) for n in item.names):
-                continue
-            remote = " or ".join(_remote(prefix, n) for n in item.names)
-            if not item.optional:
-                raise DownloadError(f"voice file not found on server: {remote}")
-            _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
+        with current_board().begin(DOWNLOAD, what) as work:
+            for number, item in enumerate(needed, start=1):  # the defining file comes last
+                step = _Step(work, what, number, len(needed))
+                if any(
+                    self._fetch_model(endpoint, prefix, folder, n, commit, step) for n in item.names
+                ):
+                    continue
+                remote = " or ".join(_remote(prefix, n) for n in item.names)
+                if not item.optional:
+                    raise DownloadError(f"voice file not found on server: {remote}")
+                _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
 
     def _resolve_commit(self, endpoint: str, prefix: str, item: CatalogFile) -> str | None:
         """The commit the catalog's revision stands for on the server, so every file of one
@@ -69,7 +75,7 @@ class RepoDownloader:
         return None
 
     def _fetch_model(
-        self, endpoint: str, prefix: str, folder: Path, name: str, commit: str | None
+        self, endpoint: str, prefix: str, folder: Path, name: str, commit: str | None, step: _Step
     ) -> bool:
         """Download ``name`` (an ONNX model with its external weights first); False if the
         server has no such file."""
@@ -81,13 +87,28 @@ class RepoDownloader:
             if _present(folder, current):
                 continue
             url = repo_file_url(endpoint, self._repo, revision, _remote(prefix, current))
+            step.work.step(current, step.number, step.steps)
             if not download_file(
-                url, folder / current, self._options, missing_ok=True, commit=commit
-            ):
+                url, folder / current, self._options, missing_ok=True, commit=commit,
+                work=step.work, label=step.label(current),
+            ):  # fmt: skip
                 if index == len(names) - 1:
                     return False
                 _LOGGER.debug("%s has no external data on the server", url)
         return True
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One file of a download (k of n), as log lines and the progress bar name it."""
+
+    work: Work
+    what: str
+    number: int
+    steps: int
+
+    def label(self, name: str) -> str:
+        return f"{self.what}, file {self.number} of {self.steps} ({name})"
 
 
 def _remote(prefix: str, name: str) -> str:

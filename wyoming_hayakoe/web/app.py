@@ -21,7 +21,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
-from . import api_dictionary, api_reading, api_voices, voicevox
+from . import api_dictionary, api_progress, api_reading, api_voices, voicevox
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
 from .dictionary_file import DictionaryEditError
@@ -115,6 +115,7 @@ def create_app(
     app.router.add_routes(api_voices.routes)
     app.router.add_routes(api_reading.routes)
     app.router.add_routes(api_dictionary.routes)
+    app.router.add_routes(api_progress.routes)
     voicevox.add_routes(app)
     app.router.add_static("/static/", _static_dir(), append_version=False)
     return app

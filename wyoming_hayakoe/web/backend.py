@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TextError, UnknownVoiceError
+from ..progress import reporting_to
 from ..service import ResolvedVoice, TtsService
 from ..text.explain import read_text
 from ..text.frontend import TextFrontend
@@ -41,7 +42,12 @@ class WebBackend:
         self.dictionary_path: Path | None = service.settings.user_dictionary
         self._text_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-text")
         self._io_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-web-io")
-        self._downloads = VoiceDownloads(self.store.ensure_voice, service.refresh_voices)
+        self._downloads = VoiceDownloads(self._download_voice, service.refresh_voices)
+
+    def _download_voice(self, name: str) -> Path:
+        """On the download thread: the page's download shows in the service's progress."""
+        with reporting_to(self.service.progress):
+            return self.store.ensure_voice(name)
 
     async def close(self) -> None:
         self._downloads.close()

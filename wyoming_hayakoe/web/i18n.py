@@ -139,6 +139,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "no_words": {"ja": "単語はまだありません", "en": "No words yet"},
     "error": {"ja": "エラー", "en": "Error"},
     "loading": {"ja": "読み込み中…", "en": "Loading…"},
+    "work_download": {"ja": "ダウンロード中", "en": "Downloading"},
+    "work_compile": {"ja": "この機械向けに最適化中", "en": "Compiling for this machine"},
+    "work_step": {"ja": "ステップ {number}/{steps}", "en": "step {number} of {steps}"},
+    "work_file": {"ja": "ファイル {number}/{steps}", "en": "file {number} of {steps}"},
+    "work_step_only": {"ja": "ステップ {number}", "en": "step {number}"},
+    "work_left": {"ja": "残り約 {time}", "en": "about {time} left"},
+    "work_elapsed": {"ja": "{time} 経過", "en": "{time} so far"},
     **RULE_WORDS,
 }
 

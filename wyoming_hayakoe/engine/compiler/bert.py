@@ -46,7 +46,7 @@ def compile_bert(job: BertJob) -> None:
     staging = new_staging(job.target.parent, "bert")
     work = staging / "work"
     work.mkdir()
-    step("weights apart")
+    step("weights apart", steps=2 if job.max_token_id is None else 3)
     move_weights_out(job.source, work / BERT_MODEL, _DATA)
     step("optimize")
     settings = RuntimeSettings.create(job.threads)

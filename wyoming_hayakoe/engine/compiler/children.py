@@ -35,6 +35,7 @@ import numpy as np
 
 from ...errors import HayakoeError
 from ...memory import MemorySeen, memory_seen, oom_kills
+from ...progress import COMPILE, Work, current_board
 from .jobs import ARRAYS_FILE, JOB_FILE
 from .staging import new_staging, remove_left_by
 
@@ -46,6 +47,12 @@ STEP_TIMEOUT_SECONDS = 900.0
 runs this code about ten times slower, so a step still running after 15 minutes has hung (a
 stalled network disk, a stopped process)."""
 _POLL_SECONDS = 0.05
+LOG_INTERVAL_SECONDS = 3.0
+"""At most one progress line per this many seconds (a step that starts sooner after the last
+line is logged once this has passed, if it is still running)."""
+STILL_SECONDS = 20.0
+"""A step that runs this long is logged again ("still compiling"), and again after as long:
+working is told from hung in the add-on's log."""
 _PACKAGE_PARENT = Path(__file__).resolve().parents[3]
 _CHILD_LOG_PREFIX = re.compile(r"^[A-Z]+ [\w.]+: ")
 """How child.py's logging starts a line (level and logger)."""
@@ -110,13 +117,14 @@ def _run_child(job_folder: Path, what: str, cache_dir: Path) -> None:
         command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
-    report = _Report(process)
     _LOGGER.info("Compiling %s for this machine (in child process %d)", what, process.pid)
-    try:
-        status, peak_mb = _wait(process, report)
-    finally:
-        report.join()
-        remove_left_by(cache_dir, process.pid)
+    with current_board().begin(COMPILE, what) as work:
+        report = _Report(process, what, work)
+        try:
+            status, peak_mb = _wait(process, report)
+        finally:
+            report.join()
+            remove_left_by(cache_dir, process.pid)
     for line in report.errors:  # the child logs warnings only: pass them on
         if not line.startswith("Traceback") and _CHILD_LOG_PREFIX.match(line):
             _LOGGER.warning("%s", _CHILD_LOG_PREFIX.sub("", line))
@@ -127,13 +135,20 @@ def _run_child(job_folder: Path, what: str, cache_dir: Path) -> None:
 
 
 class _Report:
-    """Reads what the child says: steps and its failure on stdout, log lines on stderr."""
+    """Reads what the child says: steps and its failure on stdout, log lines on stderr; logs
+    the steps at a sane rate and reports them to the work's progress."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], what: str, work: Work) -> None:
         self.step = "start"
         self.progress = time.monotonic()
         self.failure: dict[str, str] | None = None
         self.errors: list[str] = []
+        self._what, self._work = what, work
+        self._lock = threading.Lock()  # the reader announces steps, _wait logs late ones
+        self._number = 0
+        self._steps: int | None = None
+        self._logged = 0  # the step number last logged
+        self._last_line = float("-inf")
         self._threads = [
             threading.Thread(target=self._stdout, args=(process.stdout,), daemon=True),
             threading.Thread(target=self._stderr, args=(process.stderr,), daemon=True),
@@ -148,9 +163,44 @@ class _Report:
             except ValueError:
                 continue
             if "step" in message:
-                self.step, self.progress = str(message["step"]), time.monotonic()
+                self._next_step(str(message["step"]), message.get("steps"))
             elif "failed" in message:
                 self.failure = message["failed"]
+
+    def _next_step(self, name: str, steps: object) -> None:
+        with self._lock:
+            self.step, self.progress = name, time.monotonic()
+            self._number += 1
+            if isinstance(steps, int) and steps > 0:
+                self._steps = steps
+            if self._steps is not None:
+                self._steps = max(self._steps, self._number)  # a step the plan did not count
+            self._work.step(name, self._number, self._steps)
+        self.log_progress()
+
+    def log_progress(self) -> None:
+        """The current step if it has not been logged yet and the last line is old enough;
+        "still compiling" if it has run long since the last line."""
+        now = time.monotonic()
+        with self._lock:
+            if not self._number:
+                return
+            if self._logged != self._number:
+                if now - self._last_line < LOG_INTERVAL_SECONDS:
+                    return
+                of = f" of {self._steps}" if self._steps else ""
+                _LOGGER.info("Compiling %s: step %d%s, %s", self._what, self._number, of, self.step)
+                self._logged = self._number
+            elif now - self._last_line >= STILL_SECONDS:
+                _LOGGER.info(
+                    "Compiling %s: still compiling %s (%.0f s)",
+                    self._what,
+                    self.step,
+                    now - self.progress,
+                )
+            else:
+                return
+            self._last_line = now
 
     def _stderr(self, stream: object) -> None:
         for raw in stream:  # type: ignore[attr-defined]
@@ -179,6 +229,7 @@ def _wait(process: subprocess.Popen[bytes], report: _Report) -> tuple[int, float
                 "detail": f"no progress for {STEP_TIMEOUT_SECONDS:.0f} s: the child was killed",
             }
             return process.returncode, usage.ru_maxrss / 1024
+        report.log_progress()
         time.sleep(_POLL_SECONDS)
 
 

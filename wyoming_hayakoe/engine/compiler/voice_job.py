@@ -57,7 +57,8 @@ def compile_voice(job: VoiceJob) -> None:
     split = None if job.whole_only else _split(job, work, result)
     if split is not None:
         signals = result["stage_inputs"]
-        step("optimize front")
+        # weights apart, split, stages, front, each stage, durations, self-check
+        step("optimize front", steps=6 + len(signals))
         optimize(split.front, staging / FRONT, settings.session_options(), WEIGHTS)
         for index in range(len(signals)):
             step(f"optimize stage {index}")

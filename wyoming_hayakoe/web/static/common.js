@@ -155,3 +155,53 @@ async function streamSpeech({ text, speaker, fields }, { play = true, signal, on
     total: (performance.now() - started) / 1000,
   };
 }
+
+// Long work on the server (downloads, first-start compiles): a bar per piece of work with its
+// step, above every page, from api/progress (polled; faster while something runs).
+function fillWords(text, values) {
+  return text.replace(/\{(\w+)\}/g, (match, key) => (key in values ? values[key] : match));
+}
+
+function formatDuration(seconds) {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${String(Math.round(seconds % 60)).padStart(2, "0")} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
+function workItem(work) {
+  const heading = `${work.kind === "compile" ? WORDS.work_compile : WORDS.work_download}: ${work.what}`;
+  const counted = work.kind === "download" ? WORDS.work_file : WORDS.work_step;
+  const number = work.step_number
+    ? fillWords(work.steps ? counted : WORDS.work_step_only, { number: work.step_number, steps: work.steps })
+    : null;
+  // The bar is the whole work; the numbers are the current file's.
+  const amounts = [];
+  if (work.total_bytes) {
+    const percent = Math.floor((100 * work.done_bytes) / work.total_bytes);
+    amounts.push(`${formatBytes(work.done_bytes)} / ${formatBytes(work.total_bytes)} (${percent}%)`);
+  }
+  amounts.push(work.eta_seconds !== null
+    ? fillWords(WORDS.work_left, { time: formatDuration(work.eta_seconds) })
+    : fillWords(WORDS.work_elapsed, { time: formatDuration(work.elapsed_seconds) }));
+  // Without a fraction the bar is indeterminate (a compile step of unknown length).
+  const bar = el("progress", work.percent !== null ? { max: 100, value: work.percent } : {});
+  return el("div", { class: "item" },
+    el("strong", {}, heading),
+    el("span", { class: "step" }, [number, work.step].filter(Boolean).join(" · ")),
+    bar,
+    el("span", { class: "amounts muted" }, amounts.join(" · ")));
+}
+
+async function watchWork() {
+  let running = false;
+  try {
+    const { work } = await api("api/progress");
+    running = work.length > 0;
+    $("work").replaceChildren(...work.map(workItem));
+    $("work").hidden = !running;
+  } catch (err) { /* the server is restarting: try again later */ }
+  setTimeout(watchWork, running ? 1000 : 4000);
+}
+
+watchWork();

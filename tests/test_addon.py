@@ -35,19 +35,20 @@ def test_default_options_give_the_servers_defaults() -> None:
 
 def test_every_option_has_its_argument() -> None:
     options = {
-        "voice": "jvnv-M1-jp", "style": "Happy", "speed": 1.2, "sdp_ratio": 0.5,
+        "voice": "jvnv-M1-jp", "style": "Happy", "speed_scale": 1.25, "sdp_ratio": 0.5,
         "noise_scale": 0.3, "noise_scale_w": 0.4, "style_weight": 2.5, "threads": 3,
         "samples_per_chunk": 2048, "local_files_only": True,
         "hub_endpoint": "https://mirror.example/hub/", "debug_logging": True,
     }  # fmt: skip
     args = supervisor.options_to_args(options)
     assert args == [
-        "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "1.2", "--sdp-ratio", "0.5",
+        "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "0.8", "--sdp-ratio", "0.5",
         "--noise-scale", "0.3", "--noise-w", "0.4", "--style-weight", "2.5",
         "--samples-per-chunk", "2048", "--threads", "3", "--local-files-only", "--debug",
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments or the server's environment
-    assert set(options) == supervisor.OPTION_NAMES
+    # (the old speed: below)
+    assert set(options) == supervisor.OPTION_NAMES - {supervisor.OLD_SPEED_OPTION}
     env = supervisor.server_environment(options, {"PATH": "/bin"})
     assert env == {"PATH": "/bin", "HF_ENDPOINT": "https://mirror.example/hub/"}
 
@@ -74,6 +75,47 @@ def test_the_mapping_is_the_command_lines(tmp_path: Path) -> None:
         parsed = parse_args(argv, {})
         assert getattr(parsed, option.dest) in ("0.5", 0.5), option
         assert supervisor.VALUE_OPTIONS[option.addon_option] == option.flag
+
+
+@pytest.mark.parametrize(("speed_scale", "length_scale"), [(2.0, 0.5), (0.5, 2.0), (1.0, 1.0)])
+def test_the_addons_speed_is_voicevoxs_larger_is_faster(
+    speed_scale: float, length_scale: float, tmp_path: Path
+) -> None:
+    """speed_scale reads as VOICEVOX's speedScale; the server's --speed is HayaKoe's length
+    scale, its inverse, as the VOICEVOX-compatible API converts speedScale too."""
+    args = supervisor.options_to_args({"speed_scale": speed_scale})
+    parsed = parse_args([*args, "--data-dir", str(tmp_path)], {})
+    assert parsed.speed == length_scale
+
+
+def test_an_old_speed_is_still_honoured_and_the_log_says_what_to_set(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A speed saved with 0.1.0 (a length scale) still reaches options.json (it stays in the
+    schema, optional) and keeps speaking at that speed while speed_scale is at its default."""
+    old = {"voice": "tiny", "speed_scale": 1.0, "speed": 1.25}
+    assert supervisor.options_to_args(old) == ["--voice", "tiny", "--speed", "1.25"]
+    assert "set speed_scale to 0.8 and clear speed" in caplog.text
+    caplog.clear()
+    # only the old option (speed_scale absent) is the same
+    assert supervisor.options_to_args({"speed": 1.25}) == ["--speed", "1.25"]
+    caplog.clear()
+    # the old default says nothing
+    assert supervisor.options_to_args({"speed_scale": 1.0, "speed": 1.0}) == ["--speed", "1.0"]
+    assert caplog.text == ""
+
+
+def test_a_set_speed_scale_wins_over_an_old_speed(caplog: pytest.LogCaptureFixture) -> None:
+    args = supervisor.options_to_args({"speed_scale": 2.0, "speed": 1.25})
+    assert args == ["--speed", "0.5"]
+    assert "Option speed (1.25) is ignored: speed_scale (2.0) is set" in caplog.text
+
+
+def test_the_old_speed_is_optional_in_the_schema_and_has_no_default() -> None:
+    config = load_yaml(ADDON_DIR / "config.yaml")
+    assert config["schema"][supervisor.OLD_SPEED_OPTION] == "float(0.5,2.0)?"
+    assert supervisor.OLD_SPEED_OPTION not in config["options"]
+    assert config["options"][supervisor.SPEED_OPTION] == 1.0
 
 
 def test_the_start_up_module_imports_nothing_heavy() -> None:

@@ -96,7 +96,7 @@ def start_addon(
     ``prefix``: a command it runs under (a memory cgroup's wrapper)."""
     web_port = web_port or free_port()
     options = tmp_path / "options.json"
-    options.write_text(json.dumps({"voice": "tiny", "speed": 1.0, "debug_logging": False}))
+    options.write_text(json.dumps({"voice": "tiny", "speed_scale": 1.0, "debug_logging": False}))
     log_path = tmp_path / "addon.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(

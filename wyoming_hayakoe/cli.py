@@ -60,6 +60,9 @@ class ParamOption:
     """Its name among the add-on's options (addon/config.yaml), handed on by supervisor.py."""
     help: str
     type: Callable[[str], Any] = str
+    addon_reciprocal: bool = False
+    """The add-on's option is 1 / the flag's value (its speed reads as VOICEVOX's speedScale,
+    larger is faster, while ``--speed`` stays HayaKoe's length scale)."""
 
     @property
     def dest(self) -> str:
@@ -72,9 +75,11 @@ PARAM_OPTIONS = (
     ParamOption(
         "--speed",
         "length_scale",
-        "speed",
-        "speech length scale: above 1 is slower (default: 1.0)",
+        "speed_scale",
+        "speech length scale, HayaKoe's length_scale: above 1 is slower, below 1 faster "
+        "(default: 1.0; VOICEVOX's speedScale is its inverse)",
         positive_float,
+        addon_reciprocal=True,
     ),
     ParamOption(
         "--sdp-ratio",
@@ -135,9 +140,11 @@ def build_parser() -> OneLineArgumentParser:
         "--http-uri",
         type=http_uri,
         metavar="tcp://HOST:PORT",
-        help="also serve the web page (voices, try, reading, dictionary) here, e.g. "
-        f"{DEFAULT_HTTP_URI} (default: off). The page has no login: keep it on 127.0.0.1 or "
-        "behind Home Assistant's ingress",
+        help="also serve the web page (voices, try, reading, dictionary) and the "
+        "VOICEVOX ENGINE-compatible HTTP API (/speakers, /audio_query, /synthesis, "
+        f"/user_dict, ...) here, e.g. {DEFAULT_HTTP_URI} (default: off). Neither has a login: "
+        "keep them on 127.0.0.1, name their clients with --http-allow, or keep them behind "
+        "Home Assistant's ingress",
     )
     add(
         "--http-allow",
@@ -184,7 +191,12 @@ def build_parser() -> OneLineArgumentParser:
         action="store_true",
         help="do not accept streamed text (synthesize-start/chunk/stop)",
     )
-    add("--threads", type=positive_int, help="CPU threads for ONNX Runtime (default: all cores)")
+    add(
+        "--threads",
+        type=positive_int,
+        help="ONNX Runtime's intra-op threads; inter-op is always 1 (default: the physical "
+        "cores this process may use, within its CPU affinity and any cgroup CPU quota)",
+    )
     add(
         "--cache-dir",
         type=Path,

@@ -54,12 +54,27 @@ VALUE_OPTIONS = {
     **{option.addon_option: option.flag for option in PARAM_OPTIONS},
     "samples_per_chunk": "--samples-per-chunk",
 }
+# Add-on options that are 1 / the server's value (speed_scale: larger is faster, as VOICEVOX's
+# speedScale; the server's --speed is HayaKoe's length scale).
+RECIPROCAL_OPTIONS = frozenset(o.addon_option for o in PARAM_OPTIONS if o.addon_reciprocal)
+SPEED_OPTION = "speed_scale"
+OLD_SPEED_OPTION = "speed"
+"""In 0.1.0 the add-on's speed was the length scale itself (larger is slower). It stays in
+the schema, optional, so that the Supervisor keeps a value saved then instead of dropping it:
+it is still used while ``speed_scale`` is at its default."""
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
 DEBUG_OPTION = "debug_logging"
 LOCAL_FILES_ONLY_OPTION = "local_files_only"  # never download: /share/hayakoe and /data only
 HUB_ENDPOINT_OPTION = "hub_endpoint"  # a mirror of the voice repository (HF_ENDPOINT)
 OPTION_NAMES = frozenset(
-    {*VALUE_OPTIONS, THREADS_OPTION, DEBUG_OPTION, LOCAL_FILES_ONLY_OPTION, HUB_ENDPOINT_OPTION}
+    {
+        *VALUE_OPTIONS,
+        OLD_SPEED_OPTION,
+        THREADS_OPTION,
+        DEBUG_OPTION,
+        LOCAL_FILES_ONLY_OPTION,
+        HUB_ENDPOINT_OPTION,
+    }
 )
 HUB_ENDPOINT_ENV = "HF_ENDPOINT"
 SERVER_COMMAND = [sys.executable, "-m", "wyoming_hayakoe"]
@@ -78,8 +93,11 @@ def options_to_args(options: Mapping[str, Any]) -> list[str]:
     args: list[str] = []
     for name, flag in VALUE_OPTIONS.items():
         value = options.get(name)
-        if value is not None and str(value).strip():
-            args += [flag, str(value).strip()]
+        if name == SPEED_OPTION and _given(options.get(OLD_SPEED_OPTION)):
+            args += _speed_args(value, options[OLD_SPEED_OPTION])
+        elif value is not None and _given(value):
+            given = 1 / float(value) if name in RECIPROCAL_OPTIONS else value
+            args += [flag, str(given).strip()]
     threads = options.get(THREADS_OPTION)
     if threads:
         args += ["--threads", str(int(threads))]
@@ -97,6 +115,34 @@ def server_environment(options: Mapping[str, Any], environ: Mapping[str, str]) -
     if endpoint:
         env[HUB_ENDPOINT_ENV] = endpoint
     return env
+
+
+def _given(value: Any) -> bool:
+    return value is not None and bool(str(value).strip())
+
+
+def _speed_args(speed_scale: Any, old_speed: Any) -> list[str]:
+    """``--speed`` when options.json still holds the old ``speed`` (a length scale): used as
+    it is while ``speed_scale`` is at its default 1.0, else ignored; either way the log says
+    what to set instead."""
+    old = float(old_speed)
+    as_scale = f"{1 / old:.3g}"
+    if not _given(speed_scale) or float(speed_scale) == 1.0:
+        if old != 1.0:
+            _LOGGER.warning(
+                "Option %s (%s, a length scale: larger is slower) is replaced by %s (larger "
+                "is faster, as VOICEVOX's speedScale): speaking at %s %s, which is %s %s; set "
+                "%s to %s and clear %s in the add-on's configuration",
+                OLD_SPEED_OPTION, old, SPEED_OPTION, OLD_SPEED_OPTION, old, SPEED_OPTION,
+                as_scale, SPEED_OPTION, as_scale, OLD_SPEED_OPTION,
+            )  # fmt: skip
+        return ["--speed", str(old)]
+    _LOGGER.warning(
+        "Option %s (%s) is ignored: %s (%s) is set and replaces it; clear %s in the add-on's "
+        "configuration",
+        OLD_SPEED_OPTION, old, SPEED_OPTION, speed_scale, OLD_SPEED_OPTION,
+    )  # fmt: skip
+    return ["--speed", str(1 / float(speed_scale))]
 
 
 def server_args(

@@ -59,16 +59,39 @@ require_root() {
     [[ $(id -u) == 0 ]] || die "$1 needs root (apt-get, mount, chroot, podman): run it with sudo"
 }
 
-# The Debian mirror this machine's apt already uses (the arm64 rootfs comes from the same one).
+# The Debian mirror this machine's apt already uses (the arm64 rootfs comes from the same one):
+# DEBIAN_MIRROR if set, else the first enabled Debian archive (a URI ending in /debian) of
+# APT_SOURCES_DIR/sources.list.d/*.sources (deb822) or APT_SOURCES_DIR/sources.list (one-line
+# format). No mirror is named here: a machine whose apt has none must say which to use.
 debian_mirror() {
     if [[ -n ${DEBIAN_MIRROR:-} ]]; then
         echo "$DEBIAN_MIRROR"
         return
     fi
-    local uri
-    uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-    [[ -n $uri ]] || uri=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
-    echo "${uri:-http://deb.debian.org/debian}"
+    local apt=${APT_SOURCES_DIR:-/etc/apt} uri
+    uri=$(
+        {
+            local file
+            for file in "$apt"/sources.list.d/*.sources; do
+                [[ -f $file ]] || continue
+                awk '
+                    function flush() { if (enabled && deb) for (i = 1; i <= n; i++) print uris[i]; n = 0; enabled = 1; deb = 0 }
+                    BEGIN { enabled = 1 }
+                    /^[ \t]*$/ { flush(); next }
+                    /^#/ { next }
+                    tolower($1) == "types:" { deb = 0; for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+                    tolower($1) == "enabled:" { enabled = (tolower($2) != "no") }
+                    tolower($1) == "uris:" { for (i = 2; i <= NF; i++) uris[++n] = $i }
+                    END { flush() }
+                ' "$file"
+            done
+            [[ -f $apt/sources.list ]] && awk '
+                $1 == "deb" { i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/ && i < NF) i++; if ($i ~ /\]$/) i++; print $i }
+            ' "$apt/sources.list"
+        } | grep -E -m1 '^[a-z+]+://[^ ]+/debian/?$' || true
+    )
+    [[ -n $uri ]] || die "no Debian archive in $apt/sources.list.d/*.sources or $apt/sources.list: set DEBIAN_MIRROR to the Debian mirror to use"
+    echo "${uri%/}"
 }
 
 # apt_install PKG...: install the Debian packages that are missing (one apt-get update at most).

@@ -66,10 +66,12 @@ standin_image() {
         [[ $arch == amd64 ]] || enable_binfmt_aarch64
         _standin_hook >"$DOCKER_DIR/standin-hook.sh"
         chmod +x "$DOCKER_DIR/standin-hook.sh"
+        local mirror
+        mirror=$(debian_mirror) || exit 1
         if ! mmdebstrap --architectures="$arch" --variant=apt --format=tar \
             --include=python3,python3-pip,python3-venv,ca-certificates \
             --customize-hook="$DOCKER_DIR/standin-hook.sh \"\$1\"" \
-            "$DEBIAN_SUITE" "$tar.part" "$(debian_mirror)" >"$DOCKER_DIR/mmdebstrap-$arch.log" 2>&1; then
+            "$DEBIAN_SUITE" "$tar.part" "$mirror" >"$DOCKER_DIR/mmdebstrap-$arch.log" 2>&1; then
             tail -n 20 "$DOCKER_DIR/mmdebstrap-$arch.log" >&2
             die "mmdebstrap $arch failed (log: $DOCKER_DIR/mmdebstrap-$arch.log)"
         fi
@@ -111,13 +113,15 @@ ha_base_standin() {
     fi
     if [[ ! -s $tar ]]; then
         [[ $arch == amd64 ]] || enable_binfmt_aarch64
+        local mirror
+        mirror=$(debian_mirror) || exit 1
         # This host's CAs, in case apt or PyPI is reached through a TLS proxy. The hooks' $1
         # is the rootfs, expanded by the shell mmdebstrap runs them with.
         # shellcheck disable=SC2016
         if ! mmdebstrap --architectures="$arch" --variant=apt --format=tar --include=ca-certificates \
             --customize-hook='cp -L /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/"' \
             --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/archives/*.deb' \
-            "$DEBIAN_SUITE" "$tar.part" "$(debian_mirror)" >"$DOCKER_DIR/mmdebstrap-ha-$arch.log" 2>&1; then
+            "$DEBIAN_SUITE" "$tar.part" "$mirror" >"$DOCKER_DIR/mmdebstrap-ha-$arch.log" 2>&1; then
             tail -n 20 "$DOCKER_DIR/mmdebstrap-ha-$arch.log" >&2
             die "mmdebstrap $arch failed (log: $DOCKER_DIR/mmdebstrap-ha-$arch.log)"
         fi

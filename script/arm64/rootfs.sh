@@ -29,8 +29,10 @@ rootfs_create() {
     fi
     remove_tree "$ROOTFS"
     mkdir -p "$ARM64_DIR"
+    local mirror
+    mirror=$(debian_mirror) || exit 1
     if ! mmdebstrap --variant=extract --architectures=arm64 --include="$ROOTFS_PACKAGES" \
-        "$DEBIAN_SUITE" "$ROOTFS" "$(debian_mirror)" >"$ARM64_DIR/mmdebstrap.log" 2>&1; then
+        "$DEBIAN_SUITE" "$ROOTFS" "$mirror" >"$ARM64_DIR/mmdebstrap.log" 2>&1; then
         tail -n 20 "$ARM64_DIR/mmdebstrap.log" >&2
         die "mmdebstrap failed (full log: $ARM64_DIR/mmdebstrap.log)"
     fi

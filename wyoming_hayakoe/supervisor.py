@@ -39,6 +39,9 @@ DATA_DIR = Path("/data")
 SHARE_DIR = Path("/share/hayakoe")
 WEB_URI = "tcp://0.0.0.0:8099"
 """The web page, for Home Assistant's ingress (``ingress_port`` in config.yaml)."""
+VOICEVOX_URI = "tcp://0.0.0.0:50021"
+"""The VOICEVOX-compatible API on VOICEVOX ENGINE's port (``ports`` in config.yaml), when the
+``voicevox_api`` option asks for it."""
 SUPERVISOR_URL_ENV = "SUPERVISOR_URL"
 DEFAULT_SUPERVISOR_URL = "http://supervisor"
 TOKEN_ENV = "SUPERVISOR_TOKEN"
@@ -51,7 +54,31 @@ VALUE_OPTIONS = {
 }
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
 DEBUG_OPTION = "debug_logging"
-OPTION_NAMES = frozenset({*VALUE_OPTIONS, THREADS_OPTION, DEBUG_OPTION})
+VOICEVOX_OPTION = "voicevox_api"
+VOICEVOX_ALLOW_OPTION = "voicevox_api_allow"
+VOICEVOX_MANAGE_OPTION = "voicevox_api_manage"
+VOICEVOX_HOSTS_OPTION = "voicevox_api_hosts"
+VOICEVOX_OPTIONS = {
+    VOICEVOX_OPTION,
+    VOICEVOX_ALLOW_OPTION,
+    VOICEVOX_MANAGE_OPTION,
+    VOICEVOX_HOSTS_OPTION,
+}
+OPTION_NAMES = frozenset({*VALUE_OPTIONS, THREADS_OPTION, DEBUG_OPTION, *VOICEVOX_OPTIONS})
+DEFAULT_VOICEVOX_ALLOW = (
+    "172.30.32.0/23",  # Home Assistant and the add-ons (the Supervisor's hassio network)
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "fd00::/8",
+    "127.0.0.0/8",
+    "::1",
+)
+"""Who may use the API when the ``voicevox_api_allow`` option is left empty: Home Assistant
+and the private networks (a home's LAN), never the internet."""
+HOME_ASSISTANT_NAMES = ("homeassistant", "homeassistant.local")
+"""Names the API is reached by besides IP addresses: Home Assistant's host as the LAN (mDNS)
+and Home Assistant Core's container know it."""
 
 DESCRIBE_INTERVAL = 0.5  # seconds between describe attempts while the server starts
 RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each further discovery attempt
@@ -83,21 +110,53 @@ def server_args(
     data_dir: Path,
     share_dir: Path | None,
     web_uri: str | None = None,
+    voicevox_uri: str = VOICEVOX_URI,
+    hostname: str | None = None,
 ) -> list[str]:
     """Everything the server is started with, apart from pass-through arguments.
 
     The user's folder comes first: the server reads ``user_dict.csv`` from its first data
     directory, and /share is where users can edit files (Samba, File editor). Downloads and
     compiled models go to the add-on's own /data. ``web_uri``: serve the web page there, to
-    the ingress proxy only.
+    the ingress proxy only (whose forwarded host is believed: the Supervisor passes on the
+    browser's Host, whatever name Home Assistant is reached by, and Home Assistant has
+    logged the user in). ``voicevox_uri``: the API's own port, if the options open it.
     """
     dirs = [share_dir] if share_dir is not None else []
     args = ["--uri", uri]
     if web_uri:
-        args += ["--http-uri", web_uri, "--http-allow", INGRESS_PROXY]
+        args += [
+            "--http-uri",
+            web_uri,
+            "--http-allow",
+            INGRESS_PROXY,
+            "--http-proxy",
+            INGRESS_PROXY,
+        ]
+    args += voicevox_args(options, voicevox_uri, hostname or socket.gethostname())
     for folder in [*dirs, data_dir]:
         args += ["--data-dir", str(folder)]
     return [*args, "--download-dir", str(data_dir), *options_to_args(options)]
+
+
+def voicevox_args(options: Mapping[str, Any], voicevox_uri: str, hostname: str) -> list[str]:
+    """The VOICEVOX API's own listener, if the ``voicevox_api`` option is on: to the allowed
+    networks, named as Home Assistant Core reaches the add-on (its container's hostname, also
+    under the Supervisor's ``local.hass.io`` domain) or as the LAN knows Home Assistant, plus
+    the names the user lists; the dictionary's changes only with ``voicevox_api_manage``."""
+    if not options.get(VOICEVOX_OPTION):
+        return []
+    args = ["--voicevox-uri", voicevox_uri]
+    allowed = [str(a).strip() for a in options.get(VOICEVOX_ALLOW_OPTION) or () if str(a).strip()]
+    for network in allowed or DEFAULT_VOICEVOX_ALLOW:
+        args += ["--voicevox-allow", network]
+    if options.get(VOICEVOX_MANAGE_OPTION):
+        args.append("--voicevox-manage")
+    listed = [str(n).strip() for n in options.get(VOICEVOX_HOSTS_OPTION) or () if str(n).strip()]
+    names = [hostname, f"{hostname}.local.hass.io", *HOME_ASSISTANT_NAMES, *listed]
+    for name in dict.fromkeys(names):
+        args += ["--http-host", name]
+    return args
 
 
 def discovery_uri(listen_uri: str, hostname: str | None = None) -> str:
@@ -244,6 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--http-uri", default=WEB_URI, help="where the web page listens for the ingress proxy"
     )
+    parser.add_argument(
+        "--voicevox-uri",
+        default=VOICEVOX_URI,
+        help="where the VOICEVOX API listens when the voicevox_api option is on",
+    )
     return parser
 
 
@@ -256,7 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         options = load_options(args.options)
         share = share_folder(args.share_dir)
-        command = server_args(options, args.uri, args.data_dir, share, args.http_uri)
+        command = server_args(
+            options, args.uri, args.data_dir, share, args.http_uri, args.voicevox_uri
+        )
         discovery_uri(args.uri)  # a listen URI without a port fails here, not after start-up
     except (OSError, ValueError) as err:
         _LOGGER.error("Cannot start: %s", err)

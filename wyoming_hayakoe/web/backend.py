@@ -42,6 +42,8 @@ class WebBackend:
         self._text_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-text")
         self._io_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-web-io")
         self._downloads = VoiceDownloads(self.store.ensure_voice, service.refresh_voices)
+        # One dictionary edit at a time, whichever listener (page, VOICEVOX API) it came from.
+        self.dictionary_lock = asyncio.Lock()
 
     async def close(self) -> None:
         self._downloads.close()

@@ -272,8 +272,8 @@ async def test_the_api_listener_serves_synthesis_and_reads_not_changes(
 def test_access_options(tmp_path: Path) -> None:
     data = ["--data-dir", str(tmp_path)]
     page = ["--http-uri", "tcp://127.0.0.1:8099", *data]
-    args = parse_args([*page, "--http-host", "tts.lan", "--allow_origin", "https://a.example",
-                       "--allow-origin", "app://.", "--cors_policy_mode", "all"], {})  # fmt: skip
+    args = parse_args([*page, "--http-host", "tts.lan", "--allow-origin", "https://a.example",
+                       "--allow-origin", "app://.", "--cors-policy-mode", "all"], {})  # fmt: skip
     assert args.http_host == ["tts.lan"] and args.cors_policy_mode == "all"
     assert args.allow_origin == ["https://a.example", "app://."]
     api = parse_args(["--voicevox-uri", "tcp://0.0.0.0:50021", "--voicevox-allow", "10.0.0.0/8",

@@ -1,7 +1,6 @@
 """The HTTP side's access options: the VOICEVOX API's own listener, the names and origins a
-browser may use (web/access.py applies them). VOICEVOX ENGINE's spellings of its two CORS
-options (``--cors_policy_mode``, ``--allow_origin``) are accepted too, so that a command line
-written for it keeps working."""
+browser may use (web/access.py applies them). The two CORS options are VOICEVOX ENGINE's
+(``--cors_policy_mode``, ``--allow_origin``), spelled as this command line spells options."""
 
 from __future__ import annotations
 
@@ -57,7 +56,6 @@ def add_http_access_options(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--cors-policy-mode",
-        "--cors_policy_mode",
         choices=CORS_MODES,
         default="localapps",
         help="which web pages of other origins may read the HTTP answers, as VOICEVOX "
@@ -66,7 +64,6 @@ def add_http_access_options(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--allow-origin",
-        "--allow_origin",
         action="append",
         type=origin,
         metavar="ORIGIN",

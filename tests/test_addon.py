@@ -11,7 +11,7 @@ import yaml
 from fresh_python import modules_imported
 
 from tools.server_process import REPO_ROOT
-from wyoming_hayakoe import supervisor
+from wyoming_hayakoe import addon_voicevox, supervisor
 from wyoming_hayakoe.cli import PARAM_OPTIONS, parse_args
 
 WEB = "tcp://0.0.0.0:8099"
@@ -50,7 +50,7 @@ def test_every_option_has_its_argument() -> None:
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments
     assert set(options) | set(voicevox) == supervisor.OPTION_NAMES
-    api = supervisor.voicevox_args(voicevox, supervisor.VOICEVOX_URI, "h")
+    api = addon_voicevox.voicevox_args(voicevox, supervisor.VOICEVOX_URI, "h")
     for flag in ("--voicevox-uri", "--voicevox-allow", "--voicevox-manage", "--http-host"):
         assert flag in api
 
@@ -116,7 +116,7 @@ def test_the_web_page_believes_the_ingress_proxys_forwarded_host() -> None:
 def test_the_voicevox_api_is_off_unless_asked_for() -> None:
     defaults = load_yaml(ADDON_DIR / "config.yaml")["options"]
     assert defaults["voicevox_api"] is False and defaults["voicevox_api_manage"] is False
-    assert supervisor.voicevox_args(defaults, supervisor.VOICEVOX_URI, "local-hayakoe") == []
+    assert addon_voicevox.voicevox_args(defaults, supervisor.VOICEVOX_URI, "local-hayakoe") == []
 
 
 def test_the_voicevox_api_option_opens_port_50021_to_the_allowed_networks() -> None:
@@ -128,7 +128,7 @@ def test_the_voicevox_api_option_opens_port_50021_to_the_allowed_networks() -> N
     parsed = parse_args(args, {})
     assert parsed.voicevox_uri == "tcp://0.0.0.0:50021"
     # Home Assistant's network and the private ones, as config.yaml lists them
-    assert parsed.voicevox_allow == list(supervisor.DEFAULT_VOICEVOX_ALLOW)
+    assert parsed.voicevox_allow == list(addon_voicevox.DEFAULT_VOICEVOX_ALLOW)
     assert parsed.voicevox_allow == defaults["voicevox_api_allow"]
     assert not parsed.voicevox_manage
     assert parsed.http_host == [
@@ -146,7 +146,7 @@ def test_the_user_narrows_the_api_and_opens_the_dictionary() -> None:
         "voicevox_api_manage": True,
         "voicevox_api_hosts": ["tts.lan", "homeassistant.local"],
     }
-    args = supervisor.voicevox_args(options, "tcp://0.0.0.0:50021", "local-hayakoe")
+    args = addon_voicevox.voicevox_args(options, "tcp://0.0.0.0:50021", "local-hayakoe")
     parsed = parse_args([*args, "--data-dir", "/tmp"], {})
     assert parsed.voicevox_allow == ["192.168.1.20", "172.30.32.0/23"]
     assert parsed.voicevox_manage
@@ -155,10 +155,10 @@ def test_the_user_narrows_the_api_and_opens_the_dictionary() -> None:
         "homeassistant.local", "tts.lan",
     ]  # fmt: skip
     # an emptied list is the default, never "everyone"
-    emptied = supervisor.voicevox_args(
+    emptied = addon_voicevox.voicevox_args(
         {"voicevox_api": True, "voicevox_api_allow": []}, "tcp://0.0.0.0:50021", "x"
     )
-    assert emptied.count("--voicevox-allow") == len(supervisor.DEFAULT_VOICEVOX_ALLOW)
+    assert emptied.count("--voicevox-allow") == len(addon_voicevox.DEFAULT_VOICEVOX_ALLOW)
 
 
 def test_discovery_uri_is_the_hostname_and_the_listening_port() -> None:

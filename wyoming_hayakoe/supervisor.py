@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from wyoming_hayakoe.addon_voicevox import VOICEVOX_OPTIONS, VOICEVOX_URI, voicevox_args
 from wyoming_hayakoe.cli import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
 from wyoming_hayakoe.health_check import check as describe_check
 from wyoming_hayakoe.memory import memory_seen, oom_kills
@@ -39,9 +40,6 @@ DATA_DIR = Path("/data")
 SHARE_DIR = Path("/share/hayakoe")
 WEB_URI = "tcp://0.0.0.0:8099"
 """The web page, for Home Assistant's ingress (``ingress_port`` in config.yaml)."""
-VOICEVOX_URI = "tcp://0.0.0.0:50021"
-"""The VOICEVOX-compatible API on VOICEVOX ENGINE's port (``ports`` in config.yaml), when the
-``voicevox_api`` option asks for it."""
 SUPERVISOR_URL_ENV = "SUPERVISOR_URL"
 DEFAULT_SUPERVISOR_URL = "http://supervisor"
 TOKEN_ENV = "SUPERVISOR_TOKEN"
@@ -54,31 +52,7 @@ VALUE_OPTIONS = {
 }
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
 DEBUG_OPTION = "debug_logging"
-VOICEVOX_OPTION = "voicevox_api"
-VOICEVOX_ALLOW_OPTION = "voicevox_api_allow"
-VOICEVOX_MANAGE_OPTION = "voicevox_api_manage"
-VOICEVOX_HOSTS_OPTION = "voicevox_api_hosts"
-VOICEVOX_OPTIONS = {
-    VOICEVOX_OPTION,
-    VOICEVOX_ALLOW_OPTION,
-    VOICEVOX_MANAGE_OPTION,
-    VOICEVOX_HOSTS_OPTION,
-}
 OPTION_NAMES = frozenset({*VALUE_OPTIONS, THREADS_OPTION, DEBUG_OPTION, *VOICEVOX_OPTIONS})
-DEFAULT_VOICEVOX_ALLOW = (
-    "172.30.32.0/23",  # Home Assistant and the add-ons (the Supervisor's hassio network)
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "fd00::/8",
-    "127.0.0.0/8",
-    "::1",
-)
-"""Who may use the API when the ``voicevox_api_allow`` option is left empty: Home Assistant
-and the private networks (a home's LAN), never the internet."""
-HOME_ASSISTANT_NAMES = ("homeassistant", "homeassistant.local")
-"""Names the API is reached by besides IP addresses: Home Assistant's host as the LAN (mDNS)
-and Home Assistant Core's container know it."""
 
 DESCRIBE_INTERVAL = 0.5  # seconds between describe attempts while the server starts
 RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each further discovery attempt
@@ -137,26 +111,6 @@ def server_args(
     for folder in [*dirs, data_dir]:
         args += ["--data-dir", str(folder)]
     return [*args, "--download-dir", str(data_dir), *options_to_args(options)]
-
-
-def voicevox_args(options: Mapping[str, Any], voicevox_uri: str, hostname: str) -> list[str]:
-    """The VOICEVOX API's own listener, if the ``voicevox_api`` option is on: to the allowed
-    networks, named as Home Assistant Core reaches the add-on (its container's hostname, also
-    under the Supervisor's ``local.hass.io`` domain) or as the LAN knows Home Assistant, plus
-    the names the user lists; the dictionary's changes only with ``voicevox_api_manage``."""
-    if not options.get(VOICEVOX_OPTION):
-        return []
-    args = ["--voicevox-uri", voicevox_uri]
-    allowed = [str(a).strip() for a in options.get(VOICEVOX_ALLOW_OPTION) or () if str(a).strip()]
-    for network in allowed or DEFAULT_VOICEVOX_ALLOW:
-        args += ["--voicevox-allow", network]
-    if options.get(VOICEVOX_MANAGE_OPTION):
-        args.append("--voicevox-manage")
-    listed = [str(n).strip() for n in options.get(VOICEVOX_HOSTS_OPTION) or () if str(n).strip()]
-    names = [hostname, f"{hostname}.local.hass.io", *HOME_ASSISTANT_NAMES, *listed]
-    for name in dict.fromkeys(names):
-        args += ["--http-host", name]
-    return args
 
 
 def discovery_uri(listen_uri: str, hostname: str | None = None) -> str:

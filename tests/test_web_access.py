@@ -162,6 +162,16 @@ async def test_local_apps_read_and_listed_origins_also_change(
         assert word.status == 200 and word.headers["Access-Control-Allow-Origin"] == (
             "https://tools.example"
         )
+        # a streamed answer starts before its handler returns: the headers are on it too
+        body = await answer.json()
+        streamed = await client.post(
+            "/synthesis",
+            params={"speaker": TINY_STYLE, "stream": "true"},
+            json=body,
+            headers={"Origin": LOCAL_APP},
+        )
+        assert streamed.status == 200 and (await streamed.read())[:4] == b"RIFF"
+        assert streamed.headers["Access-Control-Allow-Origin"] == LOCAL_APP
     async with served(fixture, cors_mode="all") as client:
         word = await client.post("/user_dict_word", params=WORD, headers={"Origin": FOREIGN})
         assert word.status == 200 and word.headers["Access-Control-Allow-Origin"] == FOREIGN

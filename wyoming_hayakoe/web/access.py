@@ -29,7 +29,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
@@ -58,6 +58,7 @@ MANAGE_HERE = web.AppKey("manage_here", bool)
 ``--voicevox-manage``): those endpoints answer 403 to everyone."""
 ErrorAnswer = Callable[[int, str], web.Response]
 """How a refusal is answered: the app's JSON error."""
+ResponseHook = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ def guard(
         own = seen == own_origin(request, from_proxy)
         if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
             if own or policy.may_read(seen):
-                return _preflight(request, seen)
+                return _preflight(request)
             return refuse(request, 403, f"Origin {seen}", _origin_message(seen))
         if request.method not in _READS and not own:
             if request.match_info.handler in request.app[MANAGEMENT]:
@@ -229,12 +230,28 @@ def guard(
                     return refuse(request, 403, f"Origin {seen}", _origin_message(seen))
             elif not policy.may_read(seen):
                 return refuse(request, 403, f"Origin {seen}", _origin_message(seen))
-        response = await handler(request)
-        if not own and policy.may_read(seen):
-            _allow(response, seen)
-        return response
+        return await handler(request)
 
     return check
+
+
+def cors_headers(policy: AccessPolicy) -> ResponseHook:
+    """For ``on_response_prepare``: the CORS headers for an origin ``policy`` lets read, put
+    on as the answer starts (also one streamed before its handler returns)."""
+
+    async def add(request: web.Request, response: web.StreamResponse) -> None:
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return
+        seen = normalize_origin(origin) or origin
+        if policy.may_read(seen) and seen != own_origin(
+            request, policy.is_proxy(peer_address(request))
+        ):
+            response.headers["Access-Control-Allow-Origin"] = seen
+            response.headers["Access-Control-Allow-Credentials"] = "true"
+            response.headers.add("Vary", "Origin")
+
+    return add
 
 
 def _origin_message(origin: str) -> str:
@@ -245,17 +262,10 @@ def _origin_message(origin: str) -> str:
     )
 
 
-def _allow(response: web.StreamResponse, origin: str) -> None:
-    response.headers["Access-Control-Allow-Origin"] = origin
-    response.headers["Access-Control-Allow-Credentials"] = "true"
-    response.headers.add("Vary", "Origin")
-
-
-def _preflight(request: web.Request, origin: str) -> web.Response:
+def _preflight(request: web.Request) -> web.Response:
     """The answer to a CORS preflight: every method and the headers asked for (VOICEVOX
     ENGINE allows ``*`` of both to the origins it allows)."""
-    response = web.Response(status=204)
-    _allow(response, origin)
+    response = web.Response(status=204)  # cors_headers adds the origin's
     response.headers["Access-Control-Allow-Methods"] = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
     asked = request.headers.get("Access-Control-Request-Headers")
     if asked:

@@ -19,7 +19,15 @@ from aiohttp.typedefs import Handler
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
 from . import api_dictionary, api_reading, api_voices, voicevox
-from .access import MANAGE_HERE, MANAGEMENT, AccessPolicy, IPNetwork, RefusalLog, guard
+from .access import (
+    MANAGE_HERE,
+    MANAGEMENT,
+    AccessPolicy,
+    IPNetwork,
+    RefusalLog,
+    cors_headers,
+    guard,
+)
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
 from .dictionary_file import DictionaryEditError
@@ -73,7 +81,8 @@ def _application(
 ) -> web.Application:
     """An application on ``backend`` behind the access checks (``allowed``: the only client
     addresses served; empty or None, every client)."""
-    checks = guard(access or AccessPolicy(), allowed or (), RefusalLog(), _error)
+    policy = access or AccessPolicy()
+    checks = guard(policy, allowed or (), RefusalLog(), _error)
     app = web.Application(
         middlewares=[checks, _json_errors],
         client_max_size=max(
@@ -81,6 +90,7 @@ def _application(
         ),
     )
     app[BACKEND] = backend
+    app.on_response_prepare.append(cors_headers(policy))
     return app
 
 

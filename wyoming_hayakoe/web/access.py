@@ -5,7 +5,7 @@ The page has no login, so a browser must not be usable against it by another sit
 - **Host** (DNS rebinding): a page whose name is made to resolve to this server is, to the
   browser, the server's own origin and reads every answer. Rebinding needs a name, so only IP
   literals, ``localhost`` names and the names listed with ``--http-host`` are answered; others
-  get 421 (Jupyter's server answers the same case the same way).
+  get 421 Misdirected Request (Jupyter's server refuses unknown Hosts the same way, with 403).
 - **Origin** (cross-site requests): a form POST or a ``no-cors`` fetch from another origin is
   sent without asking anyone. A request that is not a read (any method but GET, HEAD and
   OPTIONS) with an ``Origin`` that is neither the page's own nor allowed gets 403 before any
@@ -193,7 +193,8 @@ def guard(
     policy: AccessPolicy, allowed: Collection[IPNetwork], log: RefusalLog, error: ErrorAnswer
 ) -> Middleware:
     """The middleware that applies ``policy`` (and ``allowed``, the client addresses: empty,
-    every client) before any handler runs, and adds the CORS headers to the answers."""
+    every client) before any handler runs; a refusal is answered with ``error`` and logged
+    (once per client and reason). The CORS headers are ``cors_headers``'s."""
 
     def refuse(request: web.Request, status: int, reason: str, message: str) -> web.Response:
         log.refused(request, reason)
@@ -203,7 +204,8 @@ def guard(
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
         peer = peer_address(request)
         if allowed and (peer is None or not any(peer in network for network in allowed)):
-            return refuse(request, 403, "address not allowed", "this address may not use it")
+            message = "this address may not use it (see --http-allow, --voicevox-allow)"
+            return refuse(request, 403, "address not allowed", message)
         from_proxy = policy.is_proxy(peer)
         host = request.headers.get("Host")
         if not from_proxy and not policy.host_allowed(host):

@@ -11,9 +11,11 @@ import yaml
 from fresh_python import modules_imported
 
 from tools.server_process import REPO_ROOT
-from wyoming_hayakoe import supervisor
+from wyoming_hayakoe import addon_voicevox, supervisor
 from wyoming_hayakoe.cli import PARAM_OPTIONS, parse_args
 from wyoming_hayakoe.voices.hub import resolve_endpoint
+
+WEB = "tcp://0.0.0.0:8099"
 
 ADDON_DIR = REPO_ROOT / "addon"
 
@@ -40,6 +42,8 @@ def test_every_option_has_its_argument() -> None:
         "samples_per_chunk": 2048, "local_files_only": True,
         "hub_endpoint": "https://mirror.example/hub/", "debug_logging": True,
     }  # fmt: skip
+    voicevox = {"voicevox_api": True, "voicevox_api_allow": ["10.0.0.0/8"],
+                "voicevox_api_manage": True, "voicevox_api_hosts": ["tts.lan"]}  # fmt: skip
     args = supervisor.options_to_args(options)
     assert args == [
         "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "0.8", "--sdp-ratio", "0.5",
@@ -48,7 +52,11 @@ def test_every_option_has_its_argument() -> None:
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments or the server's environment
     # (the old speed: below)
-    assert set(options) == supervisor.OPTION_NAMES - {supervisor.OLD_SPEED_OPTION}
+    known = supervisor.OPTION_NAMES - {supervisor.OLD_SPEED_OPTION}
+    assert set(options) | set(voicevox) == known
+    api = addon_voicevox.voicevox_args(voicevox, supervisor.VOICEVOX_URI, "h")
+    for flag in ("--voicevox-uri", "--voicevox-allow", "--voicevox-manage", "--http-host"):
+        assert flag in api
     env = supervisor.server_environment(options, {"PATH": "/bin"})
     assert env == {"PATH": "/bin", "HF_ENDPOINT": "https://mirror.example/hub/"}
 
@@ -160,6 +168,61 @@ def test_the_web_page_answers_only_the_ingress_proxy() -> None:
     assert parsed.http_uri == "tcp://0.0.0.0:8099" and parsed.http_allow == ["172.30.32.2"]
 
 
+def test_the_web_page_believes_the_ingress_proxys_forwarded_host() -> None:
+    args = supervisor.server_args({}, "tcp://0.0.0.0:10200", Path("/data"), None, WEB)
+    parsed = parse_args(args, {})
+    assert parsed.http_proxy == ["172.30.32.2"] and parsed.voicevox_uri is None
+    assert parsed.http_host is None  # ingress alone: no name needs listing
+
+
+def test_the_voicevox_api_is_off_unless_asked_for() -> None:
+    defaults = load_yaml(ADDON_DIR / "config.yaml")["options"]
+    assert defaults["voicevox_api"] is False and defaults["voicevox_api_manage"] is False
+    assert addon_voicevox.voicevox_args(defaults, supervisor.VOICEVOX_URI, "local-hayakoe") == []
+
+
+def test_the_voicevox_api_option_opens_port_50021_to_the_allowed_networks() -> None:
+    defaults = load_yaml(ADDON_DIR / "config.yaml")["options"]
+    options = {**defaults, "voicevox_api": True}
+    args = supervisor.server_args(
+        options, "tcp://0.0.0.0:10200", Path("/data"), None, WEB, hostname="5c53de3b-hayakoe"
+    )
+    parsed = parse_args(args, {})
+    assert parsed.voicevox_uri == "tcp://0.0.0.0:50021"
+    # Home Assistant's network and the private ones, as config.yaml lists them
+    assert parsed.voicevox_allow == list(addon_voicevox.DEFAULT_VOICEVOX_ALLOW)
+    assert parsed.voicevox_allow == defaults["voicevox_api_allow"]
+    assert not parsed.voicevox_manage
+    assert parsed.http_host == [
+        "5c53de3b-hayakoe", "5c53de3b-hayakoe.local.hass.io",
+        "homeassistant", "homeassistant.local",
+    ]  # fmt: skip
+    # the web page keeps answering the ingress proxy alone
+    assert parsed.http_allow == ["172.30.32.2"]
+
+
+def test_the_user_narrows_the_api_and_opens_the_dictionary() -> None:
+    options = {
+        "voicevox_api": True,
+        "voicevox_api_allow": ["192.168.1.20", " 172.30.32.0/23 ", ""],
+        "voicevox_api_manage": True,
+        "voicevox_api_hosts": ["tts.lan", "homeassistant.local"],
+    }
+    args = addon_voicevox.voicevox_args(options, "tcp://0.0.0.0:50021", "local-hayakoe")
+    parsed = parse_args([*args, "--data-dir", "/tmp"], {})
+    assert parsed.voicevox_allow == ["192.168.1.20", "172.30.32.0/23"]
+    assert parsed.voicevox_manage
+    assert parsed.http_host == [
+        "local-hayakoe", "local-hayakoe.local.hass.io", "homeassistant",
+        "homeassistant.local", "tts.lan",
+    ]  # fmt: skip
+    # an emptied list is the default, never "everyone"
+    emptied = addon_voicevox.voicevox_args(
+        {"voicevox_api": True, "voicevox_api_allow": []}, "tcp://0.0.0.0:50021", "x"
+    )
+    assert emptied.count("--voicevox-allow") == len(addon_voicevox.DEFAULT_VOICEVOX_ALLOW)
+
+
 def test_discovery_uri_is_the_hostname_and_the_listening_port() -> None:
     assert supervisor.discovery_uri("tcp://0.0.0.0:10200", "abc-hayakoe") == (
         "tcp://abc-hayakoe:10200"
@@ -185,6 +248,8 @@ def test_config_schema_options_and_mapping_agree() -> None:
     assert config["ingress"] is True
     assert supervisor.WEB_URI.endswith(f":{config.get('ingress_port', 8099)}")  # 8099: default
     assert "8099/tcp" not in config["ports"]  # the page is reached through ingress only
+    assert supervisor.VOICEVOX_URI.endswith(":50021") and config["ports"]["50021/tcp"] == 50021
+    assert set(config["ports_description"]) == set(config["ports"])
     build = load_yaml(ADDON_DIR / "build.yaml")
     assert set(build["build_from"]) == set(config["arch"])
 

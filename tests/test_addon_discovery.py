@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tools.benchmark.memory_cgroup import MemoryCgroup
 from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT, free_port, server_env
@@ -91,18 +92,23 @@ def start_addon(
     env: dict[str, str],
     web_port: int | None = None,
     prefix: tuple[str, ...] = (),
+    extra_options: dict[str, Any] | None = None,
+    api_port: int | None = None,
 ) -> tuple[subprocess.Popen[bytes], Path]:
     """The start-up module with the tiny voice as the user's voice; returns it and its log.
-    ``prefix``: a command it runs under (a memory cgroup's wrapper)."""
+    ``prefix``: a command it runs under (a memory cgroup's wrapper); ``extra_options``: more
+    of options.json; ``api_port``: where the VOICEVOX API listens if those open it."""
     web_port = web_port or free_port()
     options = tmp_path / "options.json"
-    options.write_text(json.dumps({"voice": "tiny", "speed_scale": 1.0, "debug_logging": False}))
+    written = {"voice": "tiny", "speed_scale": 1.0, "debug_logging": False}
+    options.write_text(json.dumps({**written, **(extra_options or {})}))
     log_path = tmp_path / "addon.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [*prefix, sys.executable, "-m", "wyoming_hayakoe.supervisor", "--options", str(options),
              "--data-dir", str(tmp_path / "data"), "--share-dir", str(TINY_VOICE_ROOT),
              "--uri", f"tcp://127.0.0.1:{port}", "--http-uri", f"tcp://127.0.0.1:{web_port}",
+             "--voicevox-uri", f"tcp://127.0.0.1:{api_port or free_port()}",
              "--", "--local-files-only"],
             cwd=REPO_ROOT,
             env={**server_env(), **env},
@@ -224,3 +230,34 @@ def test_a_server_the_oom_killer_ends_is_reported_as_short_of_memory(tmp_path: P
     text = log.read_text()
     assert code == 128 + signal.SIGKILL, text
     assert "out-of-memory killer" in text and "memory limit 100 MB" in text, text
+
+
+def http(url: str, method: str = "GET", host: str | None = None) -> int:
+    """The status of one request (``host``: the Host header it names)."""
+    request = urllib.request.Request(url, method=method, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def test_the_voicevox_api_option_serves_the_api_to_the_allowed_networks(tmp_path: Path) -> None:
+    """options.json as the Supervisor writes it (every option, lists as lists), the API on."""
+    config = yaml.safe_load((REPO_ROOT / "addon" / "config.yaml").read_text(encoding="utf-8"))
+    options = {**config["options"], "voice": "tiny", "voicevox_api": True}
+    port, api_port = free_port(), free_port()
+    process, log = start_addon(tmp_path, port, {}, extra_options=options, api_port=api_port)
+    api = f"http://127.0.0.1:{api_port}"
+    try:
+        wait_for(lambda: "VOICEVOX API on" in log.read_text(), process, log)
+        assert http(f"{api}/version") == 200  # 127.0.0.1 is among the allowed networks
+        assert http(f"{api}/speakers", host=f"{socket.gethostname()}:50021") == 200
+        assert http(f"{api}/speakers", host="homeassistant.local:50021") == 200
+        assert http(f"{api}/speakers", host="rebind.example:50021") == 421
+        word = "/user_dict_word?surface=%E7%8E%84%E9%96%A2&pronunciation=%E3%82%B2&accent_type=1"
+        assert http(api + word, "POST") == 403  # the dictionary: through the web page only
+        assert http(f"{api}/api/voices") == 404  # voice management is not on this port
+    finally:
+        assert stop(process, log) == 0, log.read_text()
+    assert not (TINY_VOICE_ROOT / "user_dict.csv").exists()

@@ -222,7 +222,7 @@ async def test_query_fields_change_the_audio(site: tuple[WebFixture, TestClient]
     higher = read_wav(await synthesis(client, {**base, "pitchScale": 0.15}, neutral))
     # The length comes back within the rounding of the longer phonemes to whole frames.
     assert higher.seconds == pytest.approx(plain.seconds, rel=0.03)
-    assert not np.array_equal(higher.mono[:1000], plain.mono[:1000])
+    assert np.abs(higher.mono[:1000].astype(int) - plain.mono[:1000]).max() > 10 * WINDOW_LSB
     quieter = read_wav(await synthesis(client, {**base, "volumeScale": 0.5}, neutral))
     assert np.abs(quieter.mono.astype(int) - plain.mono // 2).max() <= 1
     stereo = read_wav(
@@ -251,9 +251,25 @@ async def test_query_fields_change_the_audio(site: tuple[WebFixture, TestClient]
     # The style's strength (Neutral is the mean of the styles: no strength to change).
     happy = (await style_ids(client))["Happy"]
     weak = read_wav(await synthesis(client, {**base, "intonationScale": 0.0}, happy))
-    assert np.array_equal(weak.mono, plain.mono)  # strength 0: the mean style, Neutral
+    # Strength 0: the mean style, Neutral. Not bit for bit: the decode windows follow the
+    # measured speed, and a busy machine moves them, which changes samples by 1 LSB.
+    assert weak.mono.shape == plain.mono.shape
+    assert largest_difference(weak.mono, plain.mono) <= WINDOW_LSB
     strong = read_wav(await synthesis(client, {**base, "intonationScale": 2.0}, happy))
-    assert not np.array_equal(strong.mono, plain.mono)
+    assert (
+        strong.mono.shape != plain.mono.shape
+        or largest_difference(strong.mono, plain.mono) > 10 * WINDOW_LSB
+    )
+
+
+WINDOW_LSB = 1
+"""How far two syntheses of the same input may differ when the decode windows differ (they
+follow the machine's measured speed): 1 LSB, measured."""
+
+
+def largest_difference(ours: np.ndarray, theirs: np.ndarray) -> int:
+    """The largest sample difference of two same-length recordings."""
+    return int(np.abs(ours.astype(np.int32) - theirs.astype(np.int32)).max())
 
 
 async def test_edited_accent_phrases_are_spoken(site: tuple[WebFixture, TestClient]) -> None:

@@ -122,7 +122,7 @@ async def test_warns_when_not_on_loopback(
     site: tuple[WebFixture, TestClient], caplog: pytest.LogCaptureFixture
 ) -> None:
     from tools.server_process import free_port
-    from wyoming_hayakoe.web.app import start_web_server
+    from wyoming_hayakoe.web.listeners import start_web_server
 
     fixture, _ = site
     for host, warned in (("127.0.0.1", False), ("0.0.0.0", True)):

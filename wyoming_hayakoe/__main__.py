@@ -20,6 +20,7 @@ from .cli import PARAM_OPTIONS, parse_args
 if TYPE_CHECKING:
     from .server.app import WyomingSettings
     from .service import TtsService
+    from .web.listeners import HttpSettings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -33,12 +34,12 @@ def run() -> None:
     # Imported after parsing so that argument errors, --help and --version need no ONNX Runtime.
     from .server.app import serve
 
-    # The web page is an optional neighbour of the Wyoming server, on the same event loop.
+    # The HTTP side is an optional neighbour of the Wyoming server, on the same event loop.
     web = None
-    if args.http_uri:
-        from .web.app import web_page_starter
+    if args.http_uri or args.voicevox_uri:
+        from .web.listeners import web_starter
 
-        web = web_page_starter(args.http_uri, args.http_allow or ())
+        web = web_starter(http_settings(args))
 
     try:
         outcome = asyncio.run(serve(create_service(args), wyoming_settings(args), web))
@@ -86,6 +87,24 @@ def create_service(args: argparse.Namespace) -> TtsService:
         max_waiting=args.max_waiting,
     )
     return TtsService(store, settings)
+
+
+def http_settings(args: argparse.Namespace) -> HttpSettings:
+    """The web page's and the VOICEVOX API's listeners and who may use them."""
+    from .web.access import AccessPolicy
+    from .web.listeners import HttpSettings
+
+    access = AccessPolicy.from_options(
+        args.http_host or (), args.http_proxy or (), args.cors_policy_mode, args.allow_origin or ()
+    )
+    return HttpSettings(
+        page_uri=args.http_uri,
+        page_allow=tuple(args.http_allow or ()),
+        voicevox_uri=args.voicevox_uri,
+        voicevox_allow=tuple(args.voicevox_allow or ()),
+        voicevox_manage=args.voicevox_manage,
+        access=access,
+    )
 
 
 def wyoming_settings(args: argparse.Namespace) -> WyomingSettings:

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from urllib.parse import urlparse
 
 from . import __version__
+from .cli_http import add_http_access_options, check_http_access
 from .cli_values import (
     http_uri,
     network,
@@ -155,6 +156,7 @@ def build_parser() -> OneLineArgumentParser:
         "for more (default: anyone who can reach --http-uri). Home Assistant's ingress proxy "
         f"is {INGRESS_PROXY}",
     )
+    add_http_access_options(parser)
     add(
         "--voice",
         default=DEFAULT_VOICE,
@@ -297,6 +299,7 @@ def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None
 def _check_combinations(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
     if args.http_allow and not args.http_uri:
         parser.error("argument --http-allow: needs --http-uri")
+    check_http_access(parser, args)
     if args.zeroconf is not None:
         if not args.zeroconf.strip():
             parser.error("argument --zeroconf: the name must not be empty")

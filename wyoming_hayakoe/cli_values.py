@@ -86,3 +86,14 @@ def network(text: str) -> str:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an IP address or network: {text!r}") from None
     return text
+
+
+def origin(text: str) -> str:
+    """A web origin, ``scheme://host[:port]`` (as a browser sends it in ``Origin``)."""
+    from .web.access import normalize_origin
+
+    if normalize_origin(text) is None or text.strip().lower() == "null":
+        raise argparse.ArgumentTypeError(
+            f"not a web origin (scheme://host[:port], no path): {text!r}"
+        )
+    return text.strip()

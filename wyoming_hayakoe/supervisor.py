@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from wyoming_hayakoe.addon_voicevox import VOICEVOX_OPTIONS, VOICEVOX_URI, voicevox_args
 from wyoming_hayakoe.cli import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
 from wyoming_hayakoe.health_check import check as describe_check
 from wyoming_hayakoe.memory import memory_seen, oom_kills
@@ -74,6 +75,7 @@ OPTION_NAMES = frozenset(
         DEBUG_OPTION,
         LOCAL_FILES_ONLY_OPTION,
         HUB_ENDPOINT_OPTION,
+        *VOICEVOX_OPTIONS,
     }
 )
 HUB_ENDPOINT_ENV = "HF_ENDPOINT"
@@ -151,18 +153,30 @@ def server_args(
     data_dir: Path,
     share_dir: Path | None,
     web_uri: str | None = None,
+    voicevox_uri: str = VOICEVOX_URI,
+    hostname: str | None = None,
 ) -> list[str]:
     """Everything the server is started with, apart from pass-through arguments.
 
     The user's folder comes first: the server reads ``user_dict.csv`` from its first data
     directory, and /share is where users can edit files (Samba, File editor). Downloads and
     compiled models go to the add-on's own /data. ``web_uri``: serve the web page there, to
-    the ingress proxy only.
+    the ingress proxy only (whose forwarded host is believed: the Supervisor passes on the
+    browser's Host, whatever name Home Assistant is reached by, and Home Assistant has
+    logged the user in). ``voicevox_uri``: the API's own port, if the options open it.
     """
     dirs = [share_dir] if share_dir is not None else []
     args = ["--uri", uri]
     if web_uri:
-        args += ["--http-uri", web_uri, "--http-allow", INGRESS_PROXY]
+        args += [
+            "--http-uri",
+            web_uri,
+            "--http-allow",
+            INGRESS_PROXY,
+            "--http-proxy",
+            INGRESS_PROXY,
+        ]
+    args += voicevox_args(options, voicevox_uri, hostname or socket.gethostname())
     for folder in [*dirs, data_dir]:
         args += ["--data-dir", str(folder)]
     return [*args, "--download-dir", str(data_dir), *options_to_args(options)]
@@ -343,6 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--http-uri", default=WEB_URI, help="where the web page listens for the ingress proxy"
     )
+    parser.add_argument(
+        "--voicevox-uri",
+        default=VOICEVOX_URI,
+        help="where the VOICEVOX API listens when the voicevox_api option is on",
+    )
     return parser
 
 
@@ -355,7 +374,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         options = load_options(args.options)
         share = share_folder(args.share_dir)
-        command = server_args(options, args.uri, args.data_dir, share, args.http_uri)
+        command = server_args(
+            options, args.uri, args.data_dir, share, args.http_uri, args.voicevox_uri
+        )
         discovery_uri(args.uri)  # a listen URI without a port fails here, not after start-up
     except (OSError, ValueError) as err:
         _LOGGER.error("Cannot start: %s", err)

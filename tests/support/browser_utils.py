@@ -48,16 +48,22 @@ async def serve_app(app: web.Application) -> tuple[web.AppRunner, str]:
 
 def ingress_proxy(target: str) -> web.Application:
     """Home Assistant's ingress in small: ``PREFIX/...`` forwarded to the page's ``/...``
-    with ``X-Ingress-Path``, the answer streamed back."""
+    with ``X-Ingress-Path``, the answer streamed back. The headers go on as Home Assistant's
+    and the Supervisor's proxies pass them (homeassistant/components/hassio/ingress.py,
+    supervisor/api/ingress.py): the browser's own ``Host`` and ``Origin`` unchanged, plus
+    ``X-Forwarded-Host``, ``X-Forwarded-Proto`` and ``X-Forwarded-For``."""
 
     async def forward(request: web.Request) -> web.StreamResponse:
         path = request.match_info.get("tail", "")
         headers = {
             key: value
             for key, value in request.headers.items()
-            if key.lower() not in ("host", "content-length", "transfer-encoding")
+            if key.lower() not in ("content-length", "transfer-encoding")
         }
         headers["X-Ingress-Path"] = INGRESS_PREFIX
+        headers["X-Forwarded-Host"] = request.headers.get("X-Forwarded-Host", request.host)
+        headers["X-Forwarded-Proto"] = request.headers.get("X-Forwarded-Proto", request.scheme)
+        headers["X-Forwarded-For"] = request.remote or ""
         async with (
             ClientSession(auto_decompress=False) as session,
             session.request(

@@ -130,3 +130,7 @@ async def _save_part(
 
 def _too_big(limits: UploadLimits) -> str:
     return f"the upload is larger than the limit of {limits.max_upload_bytes // (1 << 20)} MB"
+
+
+STATE_CHANGES = frozenset({start_download, delete_voice, upload_voice})
+"""The handlers that change the installed voices (``access.MANAGEMENT``)."""

@@ -43,6 +43,8 @@ class WebBackend:
         self._text_pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-text")
         self._io_pool = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-web-io")
         self._downloads = VoiceDownloads(self._download_voice, service.refresh_voices)
+        # One dictionary edit at a time, whichever listener (page, VOICEVOX API) it came from.
+        self.dictionary_lock = asyncio.Lock()
 
     def _download_voice(self, name: str) -> Path:
         """On the download thread: the page's download shows in the service's progress."""

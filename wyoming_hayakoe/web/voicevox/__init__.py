@@ -11,14 +11,14 @@ user dictionary's words), and the endpoints in api_engine, api_tts and api_dict.
 
 from __future__ import annotations
 
-import asyncio
-
 from aiohttp import web
 
 from . import api_dict, api_engine, api_tts
 
+STATE_CHANGES = api_dict.STATE_CHANGES
+"""The API's handlers that change stored state: the user dictionary's."""
+
 
 def add_routes(app: web.Application) -> None:
-    app[api_dict.EDIT_LOCK] = asyncio.Lock()
     for module in (api_engine, api_tts, api_dict):
         app.router.add_routes(module.routes)

@@ -7,7 +7,6 @@ refused with 422 and the reason, and nothing is written; an import is checked wh
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,8 +16,6 @@ from .. import dictionary_file
 from ..api_voices import BACKEND
 from .errors import VoicevoxError, json_body, json_response, query_bool, voicevox_errors
 from .words import word_from_query, word_json, word_uuid, words_from_import
-
-EDIT_LOCK = web.AppKey("user_dict_lock", asyncio.Lock)
 
 routes = web.RouteTableDef()
 
@@ -34,7 +31,7 @@ async def _change(request: web.Request, edit: Callable[[Path], object]) -> None:
     """``edit(path)`` of the file, one edit at a time, then compiled before the answer."""
     backend = request.app[BACKEND]
     path = _path(request)
-    async with request.app[EDIT_LOCK]:
+    async with backend.dictionary_lock:
         await backend.in_thread(edit, path)
     await backend.refresh_dictionary()
 
@@ -98,3 +95,7 @@ async def import_user_dict(request: web.Request) -> web.Response:
 def _values(request: web.Request) -> dict[str, list[str]]:
     names = ("surface", "pronunciation", "accent_type")
     return {key: request.query.getall(key) for key in names if key in request.query}
+
+
+STATE_CHANGES = frozenset({add_word, rewrite_word, delete_word, import_user_dict})
+"""The handlers that change the dictionary (``access.MANAGEMENT``)."""

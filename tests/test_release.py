@@ -201,3 +201,16 @@ def test_a_release_in_a_clone_commits_and_tags(tmp_path: Path) -> None:
     again = run_release(clone, version)
     assert again.returncode == 1
     assert f"tag v{version} exists already" in again.stderr
+
+
+@pytest.mark.parametrize("arch", ["amd64", "aarch64"])
+def test_the_release_builds_the_image_config_yaml_names(arch: str) -> None:
+    """release.yml tags what Home Assistant OS pulls: config.yaml's image for the arch, with
+    the version; FROM build.yaml's base image of the arch."""
+    config = yaml.safe_load((REPO_ROOT / "addon/config.yaml").read_text("utf-8"))
+    build = yaml.safe_load((REPO_ROOT / "addon/build.yaml").read_text("utf-8"))
+    assert release.addon_image(arch) == {
+        "image": config["image"].format(arch=arch),
+        "version": str(config["version"]),
+        "build_from": build["build_from"][arch],
+    }

@@ -16,6 +16,7 @@ without the virtualenv can release), run from the checkout:
     python3 -m tools.release check [--tag vVERSION]
     python3 -m tools.release notes VERSION
     python3 -m tools.release release VERSION [--dry-run] [--date YYYY-MM-DD]
+    python3 -m tools.release addon-image ARCH   (image, version, build_from: release.yml)
 """
 
 from __future__ import annotations
@@ -165,6 +166,24 @@ def release_edits(version: str, date: str, root: Path = REPO_ROOT) -> dict[str, 
     return edits
 
 
+def addon_image(arch: str, root: Path = REPO_ROOT) -> dict[str, str]:
+    """What release.yml builds for ARCH (amd64, aarch64): config.yaml's image and version,
+    build.yaml's base image of the arch."""
+    config = (root / "addon/config.yaml").read_text(encoding="utf-8")
+    build = (root / "addon/build.yaml").read_text(encoding="utf-8")
+    image = re.search(r"^image: ?\"?([^\"\s]+)\"?$", config, re.M)
+    base = re.search(rf"^build_from:\n(?:  .*\n)*?  {re.escape(arch)}: ?([^\s]+)$", build, re.M)
+    if image is None or base is None:
+        raise ReleaseError(
+            f"no image in addon/config.yaml or no build_from of {arch} in build.yaml"
+        )
+    return {
+        "image": image.group(1).replace("{arch}", arch),
+        "version": FOLLOWERS[0].read(root),
+        "build_from": base.group(1),
+    }
+
+
 def _git(root: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
@@ -219,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     bump.add_argument(
         "--date", default=datetime.date.today().isoformat(), help="the release's date"
     )
+    image = commands.add_parser("addon-image", help="print image=, version=, build_from= of ARCH")
+    image.add_argument("arch", choices=("amd64", "aarch64"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
@@ -232,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
             if not problems:
                 _LOGGER.info("version %s everywhere", version)
             return 1 if problems else 0
+        if args.command == "addon-image":
+            for key, value in addon_image(args.arch).items():
+                sys.stdout.write(f"{key}={value}\n")
+            return 0
         if args.command == "notes":
             sys.stdout.write(release_notes(args.version))
             return 0

@@ -141,7 +141,8 @@ def _released_changelog(text: str, version: str, date: str) -> str:
     prepared = sections[1] if len(sections) > 1 and sections[1].title == version else None
     if prepared is not None and prepared.date is not None:
         raise ReleaseError(f"{version} was released on {prepared.date}")
-    entries = "\n\n".join(part for part in (unreleased.body, prepared and prepared.body) if part)
+    # a prepared section's entries were written first: they stay on top
+    entries = "\n".join(part for part in (prepared and prepared.body, unreleased.body) if part)
     if not entries:
         raise ReleaseError(f"{CHANGELOG}: nothing under '## {UNRELEASED}' to release")
     rest = text[(prepared or unreleased).end :]
@@ -163,7 +164,7 @@ def release_edits(version: str, date: str, root: Path = REPO_ROOT) -> dict[str, 
     edits = {field.path: field.replaced(root, version) for field in (SOURCE_OF_TRUTH, *FOLLOWERS)}
     changelog = (root / CHANGELOG).read_text(encoding="utf-8")
     edits[CHANGELOG] = _released_changelog(changelog, version, date)
-    return edits
+    return {path: text for path, text in edits.items() if text != (root / path).read_text("utf-8")}
 
 
 def addon_image(arch: str, root: Path = REPO_ROOT) -> dict[str, str]:

@@ -12,11 +12,14 @@
 
 ADDON_DIR=$REPO/addon
 
-# addon_yaml FILE EXPRESSION: print EXPRESSION, evaluated with `d` the parsed addon/FILE.
+# addon_yaml FILE EXPRESSION: print EXPRESSION, evaluated with `d` the parsed addon/FILE
+# (nothing for an empty string, so that mapfile makes an empty list of it).
 addon_yaml() {
     "$HOSTPY" -c 'import sys, yaml
 d = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
-print(eval(sys.argv[2]))' "$ADDON_DIR/$1" "$2"
+value = str(eval(sys.argv[2]))
+if value:
+    print(value)' "$ADDON_DIR/$1" "$2"
 }
 
 # addon_base ARCH: BUILD_FROM of ARCH, as addon/build.yaml names it.
@@ -76,11 +79,11 @@ build_addon_image() { # build_addon_image ARCH
 
 # run_addon_container ARCH NAME PORT: the add-on as the Supervisor starts it: Docker's init if
 # config.yaml asks for it (init, default true), /data with options.json, the folders of its
-# map (/share), its hostname and TZ; the tiny voice as the user's own voice in /share/hayakoe
+# map (/share), its hostname, TZ and config.yaml's environment; the tiny voice as the user's own voice in /share/hayakoe
 # and no network access for it (--local-files-only through the environment). No
 # SUPERVISOR_TOKEN: there is no Supervisor to announce to (test_addon_discovery.py).
 run_addon_container() {
-    local arch=$1 root=$DOCKER_DIR/addon-run-$1 emulation init=()
+    local arch=$1 root=$DOCKER_DIR/addon-run-$1 emulation init=() environment=()
     rm -rf "$root" && mkdir -p "$root/data" "$root/share"
     copy_checkout_files "$root/fixture" tests/fixtures/tiny-voice
     mv "$root/fixture/tests/fixtures/tiny-voice" "$root/share/hayakoe" && rm -rf "$root/fixture"
@@ -89,6 +92,8 @@ run_addon_container() {
  "style_weight": 1.0, "threads": 0, "debug_logging": false}
 EOF
     [[ $(addon_yaml config.yaml "d.get('init', True)") == True ]] && init=(--init)
+    mapfile -t environment < <(addon_yaml config.yaml \
+        "'\n'.join(f'--env={k}={v}' for k, v in (d.get('environment') or {}).items())")
     [[ $(addon_yaml config.yaml "any(str(m).startswith('share') for m in d.get('map', []))") == True ]] ||
         die "config.yaml no longer maps share: update run_addon_container"
     echo "  as config.yaml says: init ${init[*]:-off}, /data, /share, $(addon_yaml config.yaml "list(d.get('ports', {}))")"
@@ -96,7 +101,7 @@ EOF
     mapfile -t emulation < <(emulation_options "$arch")
     podman run --detach "${init[@]}" --name "$2" --platform "linux/$arch" "${emulation[@]}" \
         --health-interval=disable --publish "127.0.0.1:$3:10200" \
-        --hostname "local-$(addon_yaml config.yaml "d['slug']")" --env TZ=Etc/UTC \
+        --hostname "local-$(addon_yaml config.yaml "d['slug']")" --env TZ=Etc/UTC "${environment[@]}" \
         --volume "$root/data:/data" --volume "$root/share:/share" \
         --env WYOMING_HAYAKOE_ARGS="--local-files-only" \
         "localhost/hayakoe-addon:check-$arch" >/dev/null 2>"$DOCKER_DIR/run-addon-$arch.log" || {

@@ -107,6 +107,9 @@ def test_a_release_moves_unreleased_under_the_dated_version(tmp_path: Path) -> N
         "utf-8",
     )
     version = next_version(root)
+    if version == CURRENT:  # prepared, never released: no later version before it
+        with pytest.raises(release.ReleaseError, match="never released: release it first"):
+            release.release_edits("99.0.0", "2027-01-02", root)
     edits = release.release_edits(version, "2027-01-02", root)
     assert set(edits) == ({release.CHANGELOG} if version == CURRENT else set(VERSION_FILES))
     for name, text in edits.items():

@@ -138,7 +138,10 @@ def _released_changelog(text: str, version: str, date: str) -> str:
     if not sections or sections[0].title != UNRELEASED:
         raise ReleaseError(f"{CHANGELOG}: the first section must be '## {UNRELEASED}'")
     unreleased = sections[0]
-    prepared = sections[1] if len(sections) > 1 and sections[1].title == version else None
+    newest = sections[1] if len(sections) > 1 else None
+    if newest is not None and newest.date is None and newest.title != version:
+        raise ReleaseError(f"{newest.title} was never released: release it first")
+    prepared = newest if newest is not None and newest.title == version else None
     if prepared is not None and prepared.date is not None:
         raise ReleaseError(f"{version} was released on {prepared.date}")
     # a prepared section's entries were written first: they stay on top

@@ -169,7 +169,9 @@ def test_version() -> None:
     assert result.stdout.strip() == __version__
 
 
-def test_missing_default_voice_is_one_log_line_and_exit_1(tmp_path: Path) -> None:
+def test_nothing_installed_and_downloads_off_is_one_log_line_and_exit_1(tmp_path: Path) -> None:
+    """No voice can ever be served without help: the one case a missing voice stops the
+    server (with another voice installed it serves that one: test_faults, test_start_offline)."""
     started = time.monotonic()
     result = run_cli(
         "--uri", "tcp://127.0.0.1:0", "--data-dir", str(tmp_path), "--voice", "nope",
@@ -181,3 +183,4 @@ def test_missing_default_voice_is_one_log_line_and_exit_1(tmp_path: Path) -> Non
     errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
     assert len(errors) == 1, result.stderr
     assert "default voice nope" in errors[0]
+    assert "no voice is installed" in errors[0] and "copy a voice there" in errors[0]

@@ -19,6 +19,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
+import time
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
 from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
+from .availability import BERT, Availabilities, Availability, Backoff, retried_in_background
 from .flights import PieceCallback
 from .settings import ServiceSettings
 from .syntheses import Syntheses
@@ -77,6 +79,7 @@ class TtsService:
         self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
+        self._availability = Availabilities()
 
     @property
     def store(self) -> VoiceStore:
@@ -101,13 +104,39 @@ class TtsService:
 
     # ----- voices -----
 
-    async def load_default_voice(self) -> Voice:
-        """Load the shared BERT and the default voice, downloading them if allowed.
+    async def bring_up_default_voice(self) -> Voice:
+        """Load the shared BERT and the default voice, downloading them if allowed; while
+        that fails in a way that may heal (see ``retried_in_background``), try again with
+        backoff, refusing requests for what is missing at once meanwhile.
 
-        The configured default style, if any, must be a style of that voice.
+        Returns the voice once it is loaded; raises the error of a failure that will not heal
+        by itself (a damaged file, an unknown voice): the other voices serve all the same.
         """
+        backoff = Backoff()
+        what = f"the default voice {self.settings.default_voice}"
+        while True:
+            try:
+                await self._engine(background=True)
+                voice = await self._load_default_voice()
+            except Exception as err:
+                if not retried_in_background(err):
+                    raise
+                delay = backoff.failed(what, err)
+                retry_at = time.time() + delay
+                # What failed waits for the next attempt: the BERT, or else the voice.
+                bert = self._availability.get(BERT)
+                failed = BERT if bert is not None and bert.reason else self.settings.default_voice
+                self._availability.unavailable(failed, err, retry_at)
+                await asyncio.sleep(delay)
+            else:
+                backoff.recovered(what)
+                return voice
+
+    async def _load_default_voice(self) -> Voice:
+        """The default voice; the configured default style, if any, must be one of its
+        styles."""
         style = self.settings.default_style
-        resolved = await self.resolve(self.settings.default_voice, style)
+        resolved = await self._resolve(self.settings.default_voice, style, background=True)
         if style is not None:
             self._params = dataclasses.replace(self._params, style=resolved.params.style)
         return resolved.voice
@@ -117,7 +146,13 @@ class TtsService:
 
         ``name`` may be a voice name or a styled name such as ``"tiny (Happy)"``; ``speaker``
         names a style (or a speaker of a multi-speaker voice) and wins over the styled name.
+        A voice (or the BERT) that a background retry is waiting for is refused at once.
         """
+        return await self._resolve(name, speaker)
+
+    async def _resolve(
+        self, name: str | None, speaker: str | None, background: bool = False
+    ) -> ResolvedVoice:
         wanted = name or self.settings.default_voice
         choice = self._names.lookup(wanted, self._voices)
         if choice is None:  # a voice copied into a data dir since the last look?
@@ -126,31 +161,41 @@ class TtsService:
         if choice is None:
             message = self._names.unknown_voice_message
             raise UnknownVoiceError(await self._workers.load(message, wanted))
-        voice = await self._load_voice(choice.voice)
+        voice = await self._load_voice(choice.voice, background)
         return ResolvedVoice(voice, request_params(self._params, voice, speaker or choice.style))
 
-    async def _load_voice(self, name: str) -> Voice:
+    def nothing_to_serve(self) -> str | None:
+        """What to do when no voice can be served without help: downloads are off and none is
+        installed, as of the last look (None: something can be served, or fetched)."""
+        if not self.settings.local_files_only or self._names.listing.installed:
+            return None
+        dirs = ", ".join(str(d) for d in self._store.data_dirs)
+        return (
+            f"no voice is installed under {dirs} and downloads are off (--local-files-only "
+            "or HF_HUB_OFFLINE): copy a voice there, or start once with downloads on"
+        )
+
+    def availability(self) -> dict[str, Availability]:
+        """The state of every voice asked for so far, and of the BERT (under ``BERT``)."""
+        return self._availability.snapshot()
+
+    async def _load_voice(self, name: str, background: bool = False) -> Voice:
         lock = self._voice_locks.setdefault(name, asyncio.Lock())
+        if not background and (refusal := self._availability.refusal(name)) is not None:
+            raise refusal
         async with lock:  # one load per voice; later requests reuse it
             voice = self._voices.get(name)
             if voice is None:
-                engine = await self._engine()
-                source = await self._workers.load(self._store.ensure_source, name)
-                # The BERT opens beside the text front-end and the voice's own models (the
-                # two loading threads): on a prepared start each side takes about 0.3 s.
-                opened = await asyncio.gather(
-                    self._workers.load(engine.open_bert),
-                    self._workers.load(_text_and_voice, engine, source),
-                    return_exceptions=True,
-                )
-                for outcome in opened:
-                    if isinstance(outcome, BaseException):
-                        raise outcome
-                voice = typing.cast(Voice, opened[1])
-                await self._syntheses.calibrate(engine, voice)
-                # Ready now; the decoder's warm-up goes first on the synthesis thread.
-                self._syntheses.warm_up(engine, voice)
+                if not background and (refusal := self._availability.refusal(name)):
+                    raise refusal  # the load this request waited for failed
+                self._availability.loading(name)
+                try:
+                    voice = await self._open_voice(name, background)
+                except Exception as err:
+                    self._availability.unavailable(name, err)
+                    raise
                 self._voices[name] = voice
+                self._availability.available(name)
                 if not any(e.name == name and e.installed for e in self._names.entries):
                     await self.refresh_voices()  # "installed" changed
                 _LOGGER.info(
@@ -161,13 +206,49 @@ class TtsService:
                 )
             return voice
 
-    async def _engine(self) -> Engine:
+    async def _open_voice(self, name: str, background: bool) -> Voice:
+        engine = await self._engine(background)
+        source = await self._workers.load(self._store.ensure_source, name)
+        # The BERT opens beside the text front-end and the voice's own models (the
+        # two loading threads): on a prepared start each side takes about 0.3 s.
+        opened = await asyncio.gather(
+            self._workers.load(engine.open_bert),
+            self._workers.load(_text_and_voice, engine, source),
+            return_exceptions=True,
+        )
+        for outcome in opened:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        voice = typing.cast(Voice, opened[1])
+        await self._syntheses.calibrate(engine, voice)
+        # Ready now; the decoder's warm-up goes first on the synthesis thread.
+        self._syntheses.warm_up(engine, voice)
+        return voice
+
+    async def _engine(self, background: bool = False) -> Engine:
+        """The engine, created once the BERT is there. A BERT that could not be had is
+        refused at once while the background retry waits; else it is tried again."""
+        task = self._engine_task
+        if task is not None and task.done() and (task.cancelled() or task.exception()):
+            if not background and (refusal := self._availability.refusal(BERT)) is not None:
+                raise refusal
+            self._engine_task = None
         if self._engine_task is None:
             self._engine_task = asyncio.create_task(self._create_engine())
         # shield: a cancelled request must not cancel the load the others share
         return await asyncio.shield(self._engine_task)
 
     async def _create_engine(self) -> Engine:
+        self._availability.loading(BERT)
+        try:
+            engine = await self._engine_from_bert()
+        except Exception as err:
+            self._availability.unavailable(BERT, err)
+            raise
+        self._availability.available(BERT)
+        return engine
+
+    async def _engine_from_bert(self) -> Engine:
         bert_root = await self._workers.load(self._store.ensure_bert)
         settings = self.settings
         return await self._workers.load(

@@ -33,6 +33,7 @@ from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
 from .availability import BERT, Availabilities, Availability, Backoff, retried_in_background
 from .flights import PieceCallback
+from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
 from .syntheses import Syntheses
 from .voice_names import VoiceListing, VoiceNames, request_params
@@ -119,7 +120,7 @@ class TtsService:
                 await self._engine(background=True)
                 voice = await self._load_default_voice()
             except Exception as err:
-                if not retried_in_background(err):
+                if not retried_in_background(err) or self.nothing_to_serve() is not None:
                     raise
                 delay = backoff.failed(what, err)
                 retry_at = time.time() + delay
@@ -130,7 +131,14 @@ class TtsService:
                 await asyncio.sleep(delay)
             else:
                 backoff.recovered(what)
+                await self._workers.load(self._warn_if_memory_short, voice)
                 return voice
+
+    def _warn_if_memory_short(self, voice: Voice) -> None:
+        """Before the first request: a memory limit too small to serve it is said now."""
+        files = model_files(voice.source, self._store.bert_root())
+        if (warning := check_memory_for(voice.name, files)) is not None:
+            _LOGGER.warning("%s", warning)
 
     async def _load_default_voice(self) -> Voice:
         """The default voice; the configured default style, if any, must be one of its

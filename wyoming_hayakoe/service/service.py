@@ -11,17 +11,19 @@ text encoder; a decoder window), one step at a time, the step whose listener nee
 (cpu_turns.py). Requests for the same audio while one is in progress share it
 (flights.py). At most ``max_waiting`` syntheses are in progress: a request beyond that is
 refused at once rather than queued.
+
+What cannot be had yet does not take down what can: a voice (or the BERT) that cannot be
+downloaded or loaded is refused with its reason while the others serve, and the default voice
+and the BERT are retried in the background until they are there (availability.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import logging
 import time
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import Continuation, Engine, SelfCheckResult, SynthesisParams, Voice
@@ -31,17 +33,23 @@ from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
 from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
-from .availability import BERT, Availabilities, Availability, Backoff, retried_in_background
+from .availability import (
+    BERT,
+    Availabilities,
+    Availability,
+    Backoff,
+    State,
+    retried_in_background,
+)
 from .flights import PieceCallback
 from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
+from .shared_engine import EngineFactory, SharedEngine
 from .syntheses import Syntheses
 from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
-
-EngineFactory = Callable[..., Engine]
 
 
 @dataclass(frozen=True)
@@ -72,15 +80,16 @@ class TtsService:
     ) -> None:
         self.settings = settings
         self._store = store
-        self._engine_factory = engine_factory
         self._params = settings.params
         self._names = VoiceNames(store, settings.local_files_only)
         self._workers = Workers()
         self._syntheses = Syntheses(self._workers, settings.max_waiting)
-        self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
         self._availability = Availabilities()
+        self._engine = SharedEngine(
+            store, settings, engine_factory, self._workers, self._availability
+        )
 
     @property
     def store(self) -> VoiceStore:
@@ -117,7 +126,7 @@ class TtsService:
         what = f"the default voice {self.settings.default_voice}"
         while True:
             try:
-                await self._engine(background=True)
+                await self._engine.get(background=True)
                 voice = await self._load_default_voice()
             except Exception as err:
                 if not retried_in_background(err) or self.nothing_to_serve() is not None:
@@ -126,7 +135,8 @@ class TtsService:
                 retry_at = time.time() + delay
                 # What failed waits for the next attempt: the BERT, or else the voice.
                 bert = self._availability.get(BERT)
-                failed = BERT if bert is not None and bert.reason else self.settings.default_voice
+                bert_failed = bert is not None and bert.state is State.UNAVAILABLE
+                failed = BERT if bert_failed else self.settings.default_voice
                 self._availability.unavailable(failed, err, retry_at)
                 await asyncio.sleep(delay)
             else:
@@ -215,7 +225,7 @@ class TtsService:
             return voice
 
     async def _open_voice(self, name: str, background: bool) -> Voice:
-        engine = await self._engine(background)
+        engine = await self._engine.get(background)
         source = await self._workers.load(self._store.ensure_source, name)
         # The BERT opens beside the text front-end and the voice's own models (the
         # two loading threads): on a prepared start each side takes about 0.3 s.
@@ -233,48 +243,9 @@ class TtsService:
         self._syntheses.warm_up(engine, voice)
         return voice
 
-    async def _engine(self, background: bool = False) -> Engine:
-        """The engine, created once the BERT is there. A BERT that could not be had is
-        refused at once while the background retry waits; else it is tried again."""
-        task = self._engine_task
-        if task is not None and task.done() and (task.cancelled() or task.exception()):
-            if not background and (refusal := self._availability.refusal(BERT)) is not None:
-                raise refusal
-            self._engine_task = None
-        if self._engine_task is None:
-            self._engine_task = asyncio.create_task(self._create_engine())
-        # shield: a cancelled request must not cancel the load the others share
-        return await asyncio.shield(self._engine_task)
-
-    async def _create_engine(self) -> Engine:
-        self._availability.loading(BERT)
-        try:
-            engine = await self._engine_from_bert()
-        except Exception as err:
-            self._availability.unavailable(BERT, err)
-            raise
-        self._availability.available(BERT)
-        return engine
-
-    async def _engine_from_bert(self) -> Engine:
-        bert_root = await self._workers.load(self._store.ensure_bert)
-        settings = self.settings
-        return await self._workers.load(
-            functools.partial(
-                self._engine_factory,
-                bert_root,
-                threads=settings.threads,
-                cache_dir=settings.cache_dir,
-                audio_cache_bytes=settings.audio_cache_bytes,
-                user_dictionary=settings.user_dictionary,
-            ),
-        )
-
     def loaded_voices(self) -> dict[str, VoiceStatus]:
         """What the voices loaded so far showed on this machine (their self-check, speed)."""
-        engine = (
-            self._engine_task.result() if self._engine_task and self._engine_task.done() else None
-        )
+        engine = self._engine.ready
         return {
             name: VoiceStatus(
                 _self_check_summary(voice.self_check) if voice.self_check else None,
@@ -287,7 +258,7 @@ class TtsService:
     async def text_frontend(self) -> TextFrontend:
         """The engine's text front-end with the user dictionary's words in effect; an edited
         dictionary is compiled first, on a worker thread, outside the CPU slot."""
-        engine = await self._engine()
+        engine = await self._engine.get()
         await self._workers.load(engine.refresh_user_dictionary)
         return engine.frontend
 
@@ -320,7 +291,7 @@ class TtsService:
         in progress already.
         """
         self.check_text_length(len(text if isinstance(text, str) else text.text))
-        engine = await self._engine()
+        engine = await self._engine.get()
         # An edited user dictionary is compiled here, on a loading thread: others keep going.
         await self._workers.load(engine.refresh_user_dictionary)
         prepared = await self._workers.load(engine.prepare, text, not one_sentence)
@@ -335,8 +306,7 @@ class TtsService:
     async def close(self) -> None:
         """Stop taking work. Threads still inside ONNX are not waited for."""
         self._syntheses.close()
-        if self._engine_task is not None and not self._engine_task.done():
-            self._engine_task.cancel()
+        self._engine.cancel()
         self._workers.shutdown()
 
 

@@ -79,6 +79,18 @@ async def test_a_missing_default_voice_is_refused_at_once_while_tiny_serves(
     assert no_default.availability()["tiny"].state is State.AVAILABLE
 
 
+async def test_a_missing_default_voice_copied_in_is_served_without_waiting_for_the_retry(
+    no_default: TtsService, tmp_path: Path
+) -> None:
+    """Installed from the web page or by hand while the retry sleeps: the next request loads it."""
+    await retrying(no_default, CATALOG_VOICE)
+    # (the failed download left its folder, with no synthesizer)
+    shutil.copytree(TINY_VOICE_DIR, tmp_path / SPEAKERS_DIR / CATALOG_VOICE, dirs_exist_ok=True)
+    await no_default.refresh_voices()  # what the web page does after a download or upload
+    assert (await no_default.resolve(None, None)).voice.name == CATALOG_VOICE
+    assert no_default.availability()[CATALOG_VOICE].state is State.AVAILABLE
+
+
 async def test_a_missing_bert_refuses_every_voice_with_its_reason(tmp_path: Path) -> None:
     shutil.copytree(TINY_VOICE_DIR, tmp_path / SPEAKERS_DIR / "tiny")
     service = await started(tmp_path, "tiny")

@@ -199,12 +199,12 @@ class TtsService:
 
     async def _load_voice(self, name: str, background: bool = False) -> Voice:
         lock = self._voice_locks.setdefault(name, asyncio.Lock())
-        if not background and (refusal := self._availability.refusal(name)) is not None:
+        if not background and (refusal := self._refusal(name)) is not None:
             raise refusal
         async with lock:  # one load per voice; later requests reuse it
             voice = self._voices.get(name)
             if voice is None:
-                if not background and (refusal := self._availability.refusal(name)):
+                if not background and (refusal := self._refusal(name)):
                     raise refusal  # the load this request waited for failed
                 self._availability.loading(name)
                 try:
@@ -223,6 +223,13 @@ class TtsService:
                     ", ".join(voice.styles),
                 )
             return voice
+
+    def _refusal(self, name: str) -> Exception | None:
+        """The error to answer a request for ``name`` with at once, while the background retry
+        waits for it; None once it is on disk (downloaded from the web page, copied in)."""
+        if name in self._names.listing.installed:
+            return None
+        return self._availability.refusal(name)
 
     async def _open_voice(self, name: str, background: bool) -> Voice:
         engine = await self._engine.get(background)

@@ -104,7 +104,10 @@ async def _listen(server: Any, factory: HandlerFactory, uri: str) -> bool:
     try:
         await server.start(factory)
     except OSError as err:
-        _LOGGER.error("Cannot listen on %s: %s", uri, err.strerror or err)
+        _LOGGER.error(
+            "Cannot listen on %s: %s; stop the program that holds it (another copy of this "
+            "server?) or choose another --uri", uri, err.strerror or err
+        )  # fmt: skip
         return False
     return True
 

@@ -304,11 +304,7 @@ def _memory_mode(args: argparse.Namespace, root: Path, voice: str, threads: int,
             args.repo, root, voice, threads, args.memory, args.prepared_memory, work
         )
     memory_mode.save(results, work / "memory.json")
-    sys.stdout.write(
-        f"{info['date']}, {info['cpu']}, {threads} threads{condition}, load average "
-        f"{info['load average at start']} at the start, "
-        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; {args.repo}\n\n"
-    )
+    sys.stdout.write(_conditions(info, f"{threads} threads{condition}", args.repo))
     sys.stdout.write(memory_mode.table(results) + "\n")
     return 0
 
@@ -321,13 +317,18 @@ def _offline_mode(
     _LOGGER.info("Offline mode, %d threads; logs in %s", threads, work)
     result = offline_mode.run(args.repo, root, voice, threads, args.offline_memory, work)
     offline_mode.save(result, work / "offline.json")
-    sys.stdout.write(
-        f"{info['date']}, {info['cpu']}, {threads} threads, load average "
-        f"{info['load average at start']} at the start, "
-        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; {args.repo}\n\n"
-    )
+    sys.stdout.write(_conditions(info, f"{threads} threads", args.repo))
     sys.stdout.write(offline_mode.table(result) + "\n")
     return 0
+
+
+def _conditions(info: dict[str, str], threads: str, repo: Path) -> str:
+    """The line above a mode's table: when, on what, how loaded the machine was, which tree."""
+    return (
+        f"{info['date']}, {info['cpu']}, {threads}, load average "
+        f"{info['load average at start']} at the start, "
+        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; {repo}\n\n"
+    )
 
 
 def _write(res: Results, out: Path) -> None:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 
-from ..errors import DownloadError, HayakoeError, MemoryShortError, ModelFileError
+from ..errors import DownloadError, HayakoeError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,6 +34,8 @@ BERT = "the shared BERT model"
 
 
 class State(Enum):
+    """Retrying is an unavailable voice with a time for its next attempt (``retry_at``)."""
+
     AVAILABLE = "available"
     LOADING = "loading"
     UNAVAILABLE = "unavailable"
@@ -56,18 +58,17 @@ class Availability:
         if self.state is not State.UNAVAILABLE or self.retry_at is None or self.error is None:
             return None
         wait_s = max(0.0, self.retry_at - time.time())
-        text = f"{name} is not available yet: {self.reason}; retrying in the background " \
-               f"(next attempt in {wait_s:.0f} s)"  # fmt: skip
-        return type(self.error)(text)
+        return type(self.error)(
+            f"{name} is not available yet: {self.reason}; retrying in the background "
+            f"(next attempt in {wait_s:.0f} s)"
+        )
 
 
 def retried_in_background(err: BaseException) -> bool:
     """Whether a failure may heal by itself: a download (the network, the hub, a full disk,
     files not there yet). A damaged file, a failed check or too little memory stays as it is
     until someone acts, so the next request tries again instead."""
-    return isinstance(err, (DownloadError, OSError)) and not isinstance(
-        err, (ModelFileError, MemoryShortError)
-    )
+    return isinstance(err, (DownloadError, OSError))
 
 
 def as_hayakoe_error(err: BaseException) -> HayakoeError:
@@ -88,6 +89,8 @@ class Availabilities:
         return dict(self._states)
 
     def loading(self, name: str) -> None:
+        """A load has begun; an unavailable voice keeps its reason (and the refusal) until
+        the load succeeds."""
         previous = self._states.get(name)
         if previous is None or previous.state is not State.UNAVAILABLE:
             self._states[name] = Availability(State.LOADING)

@@ -258,13 +258,16 @@ async def test_broken_voice_is_a_clear_error_and_the_others_still_work(
     await assert_still_serves(broken_server)
 
 
-async def test_broken_default_voice_is_refused_while_the_others_serve(tmp_path: Path) -> None:
+async def test_broken_default_voice_is_refused_while_the_others_serve(
+    tmp_path: Path, prepared_caches: PreparedCaches
+) -> None:
     """A damaged default voice does not take the others down: the log says why once, a
     request for it is refused with the reason, and the installed tiny voice serves."""
     data = copy_voice_root(tmp_path / "data")
     break_voice(data / SPEAKERS_DIR, "truncated")
+    cache = prepared_caches.copy(tmp_path / "cache")  # the models prepared for tiny
     server = start(tmp_path, "--data-dir", str(data), "--voice", "truncated",
-                   "--local-files-only", "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+                   "--local-files-only", "--cache-dir", str(cache))  # fmt: skip
     try:
         wait_for_line(server, "Cannot load the default voice truncated")
         for _ in range(2):  # tried again by each request, refused again

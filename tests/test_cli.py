@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.server_process import REPO_ROOT, server_env
+from tools.server_process import REPO_ROOT, TINY_ARGS, server_env
 from wyoming_hayakoe import __version__
 from wyoming_hayakoe.cli import ENV_ARGS, parse_args
 
@@ -169,7 +170,9 @@ def test_version() -> None:
     assert result.stdout.strip() == __version__
 
 
-def test_missing_default_voice_is_one_log_line_and_exit_1(tmp_path: Path) -> None:
+def test_nothing_installed_and_downloads_off_is_one_log_line_and_exit_1(tmp_path: Path) -> None:
+    """No voice can ever be served without help: the one case a missing voice stops the
+    server (with another voice installed it serves that one: test_faults, test_start_offline)."""
     started = time.monotonic()
     result = run_cli(
         "--uri", "tcp://127.0.0.1:0", "--data-dir", str(tmp_path), "--voice", "nope",
@@ -181,3 +184,17 @@ def test_missing_default_voice_is_one_log_line_and_exit_1(tmp_path: Path) -> Non
     errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
     assert len(errors) == 1, result.stderr
     assert "default voice nope" in errors[0]
+    assert "no voice is installed" in errors[0] and "copy a voice there" in errors[0]
+
+
+def test_a_taken_port_stops_the_start_with_what_to_do() -> None:
+    """With a voice to serve, the port is what can still make a start impossible."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("--uri", f"tcp://127.0.0.1:{port}", *TINY_ARGS)
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1, result.stderr
+    assert f"Cannot listen on tcp://127.0.0.1:{port}" in errors[0] and "--uri" in errors[0]

@@ -18,7 +18,7 @@ import pytest
 from fake_repo import write_tiny_voice_fixture
 from hf_server import Fault, HFTestServer
 from prepared_voices import PreparedCaches
-from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves
+from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves, wait_for_line
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import synthesize, synthesize_refused
@@ -258,15 +258,32 @@ async def test_broken_voice_is_a_clear_error_and_the_others_still_work(
     await assert_still_serves(broken_server)
 
 
-def test_broken_default_voice_stops_the_server_with_one_line(tmp_path: Path) -> None:
+async def test_broken_default_voice_is_refused_while_the_others_serve(
+    tmp_path: Path, prepared_caches: PreparedCaches
+) -> None:
+    """A damaged default voice does not take the others down: the log says why once, a
+    request for it is refused with the reason, and the installed tiny voice serves."""
     data = copy_voice_root(tmp_path / "data")
     break_voice(data / SPEAKERS_DIR, "truncated")
+    cache = prepared_caches.copy(tmp_path / "cache")  # the models prepared for tiny
     server = start(tmp_path, "--data-dir", str(data), "--voice", "truncated",
-                   "--local-files-only", "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
-    assert server.process.wait(120) == 1
+                   "--local-files-only", "--cache-dir", str(cache))  # fmt: skip
+    try:
+        wait_for_line(server, "Cannot load the default voice truncated")
+        for _ in range(2):  # tried again by each request, refused again
+            response = await synthesize_refused(server, SHORT_TEXT)
+            (error,) = response.errors
+            assert error.code == "model-file" and "synthesizer.onnx" in error.text, error
+        async with server.client() as client:
+            response = await synthesize(client, SHORT_TEXT, voice="tiny")
+        assert response.types[-1] == "audio-stop" and response.pcm
+        assert server.process.poll() is None
+    finally:
+        server.stop()
     errors = [line for line in server.log().splitlines() if line.startswith("ERROR")]
     assert len(errors) == 1, server.log()
     assert "truncated" in errors[0] and "synthesizer.onnx" in errors[0]
+    assert "serving the other voices" in errors[0]
 
 
 def test_catalog_names_used_here_exist() -> None:

@@ -24,6 +24,8 @@ from web_utils import (
     web_service,
 )
 
+from wyoming_hayakoe.errors import ModelFileError
+
 AIVMX_FIXTURE = Path(__file__).parent / "fixtures" / "aivmx" / "test-voice.aivmx"
 
 
@@ -71,6 +73,28 @@ async def test_voice_list_shows_the_self_check_and_the_speed_measured_here(
     tiny = next(v for v in voices if v["name"] == "tiny")
     assert tiny["self_check_passed"] is True and "of the peak" in tiny["self_check"]
     assert tiny["decode_speed"] > 0
+
+
+async def test_voice_list_says_why_a_voice_cannot_be_served(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    fixture, client = site
+    folder = fixture.speakers / "damaged"
+    shutil.copytree(fixture.speakers / "tiny", folder)
+    synthesizer = folder / "synthesizer.onnx"
+    synthesizer.write_bytes(synthesizer.read_bytes()[: synthesizer.stat().st_size // 2])
+    try:
+        await fixture.service.refresh_voices()
+        with pytest.raises(ModelFileError):
+            await fixture.service.resolve("damaged", None)
+        voices = (await (await client.get("/api/voices")).json())["voices"]
+        damaged = next(v for v in voices if v["name"] == "damaged")
+        assert "synthesizer.onnx" in damaged["unavailable"] and damaged["retry_at"] is None
+        tiny = next(v for v in voices if v["name"] == "tiny")
+        assert "unavailable" not in tiny
+    finally:
+        shutil.rmtree(folder)
+        await fixture.service.refresh_voices()
 
 
 async def test_delete_voice(site: tuple[WebFixture, TestClient]) -> None:

@@ -21,6 +21,14 @@ _MEMINFO = Path("/proc/meminfo")
 _UNLIMITED = 1 << 60
 """Cgroup v1 writes "no limit" as the largest page-aligned 64-bit number (about 9.2e18)."""
 _MB = 1 << 20
+SERVING_NEED_PER_MODEL_MB = 0.8
+"""Memory (MB) that serving one voice needs per MB of the model files it runs (the BERT, the
+synthesizer, the duration predictor): those weights are mapped or read whole, and one request
+touches all of them. Measured on the full-size voice (files 777 MB), prepared start, one
+request, in a memory cgroup (BENCHMARKS.md, "A first start in 1 GB"): served in 600 MB (0.77
+of its files), killed by the OOM killer in its first request in 500 MB (0.64). 0.8 rounds the
+limit that worked up, for the margin: a warning where it would have served is cheaper than a
+kill without one."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,12 @@ class MemorySeen:
         if self.limit_mb is not None and self.current_mb is not None:
             candidates.append(self.limit_mb - self.current_mb)
         return min(candidates) if candidates else None
+
+
+def serving_need_mb(model_mb: float) -> float:
+    """What serving a voice whose model files take ``model_mb`` needs (see
+    SERVING_NEED_PER_MODEL_MB)."""
+    return model_mb * SERVING_NEED_PER_MODEL_MB
 
 
 def memory_seen() -> MemorySeen:

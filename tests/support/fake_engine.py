@@ -26,10 +26,11 @@ SAMPLES_PER_CHARACTER = 100
 
 @dataclass
 class FakeVoice:
-    """What the service reads of a voice: name, styles, speakers, sample rate."""
+    """What the service reads of a voice: name, styles, speakers, sample rate, its files."""
 
     name: str
     config: VoiceConfig
+    source: VoiceSource
     gain: float | None = None
     speaker_id: int = 0
 
@@ -84,7 +85,7 @@ class FakeEngine:
         self._note(f"load {name}")
         config = source.read_config()
         speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
-        return FakeVoice(name, config, speaker_id=speaker)
+        return FakeVoice(name, config, source, speaker_id=speaker)
 
     def open_bert(self) -> None:
         if not any(entry == "open bert end" for _, entry in self.log):

@@ -9,7 +9,9 @@ be injected per file: ``close_mid`` (send half the body, then drop the connectio
 ``500``, ``wrong_size`` (body shorter than announced), ``wrong_sha`` (one byte flipped) and
 ``ignore_range`` (answer 200 with the whole file).
 
-Use it as a context manager; ``endpoint`` goes into ``HF_ENDPOINT``. fake_repo.py writes
+Use it as a context manager; ``endpoint`` goes into ``HF_ENDPOINT``. ``port`` (default: any
+free one) lets a test point a server at an endpoint first and open it later (a hub that
+refuses connections until then). fake_repo.py writes
 repository content for it.
 """
 
@@ -63,6 +65,7 @@ class HFTestServer:
         lfs_min_size: int = 0,
         throttle: float = 0.0,
         ignore_revision: bool = False,
+        port: int = 0,
     ) -> None:
         self.root = Path(root)
         self.throttle = throttle  # seconds of pause after each 16 KB of a body
@@ -73,7 +76,7 @@ class HFTestServer:
         self.requests: list[RequestRecord] = []
         self._faults: dict[str, Fault] = {}
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

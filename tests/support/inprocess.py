@@ -69,7 +69,7 @@ async def serving(
     )
     service = TtsService(store, settings, engine_factory=fake_engine_factory(engine))
     await service.refresh_voices()
-    await service.load_default_voice()
+    await service.bring_up_default_voice()
     options = HandlerOptions(SAMPLES_PER_CHUNK, client_timeout)
     port = free_port()
     server = AsyncTcpServer("127.0.0.1", port)

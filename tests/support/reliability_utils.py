@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,15 @@ async def assert_still_serves(server: ServerProcess) -> None:
     assert response.types[0] == "audio-start" and response.types[-1] == "audio-stop"
     assert response.pcm
     assert_clean_log(server)
+
+
+def wait_for_line(server: ServerProcess, text: str, timeout: float = 120) -> None:
+    """Wait until the server logs ``text``; it must keep running meanwhile."""
+    deadline = time.monotonic() + timeout
+    while text not in server.log():
+        assert server.process.poll() is None, f"the server exited:\n{server.log()}"
+        assert time.monotonic() < deadline, f"no {text!r} in the log:\n{server.log()}"
+        time.sleep(0.1)
 
 
 def assert_clean_log(server: ServerProcess) -> None:

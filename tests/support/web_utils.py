@@ -79,7 +79,7 @@ async def web_service(
         max_waiting=max_waiting,
     )
     service = TtsService(store, settings)
-    await service.load_default_voice()
+    await service.bring_up_default_voice()
     backend = WebBackend(service)
     app = create_app(backend, limits)
     try:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from tools.benchmark import document, memory_mode, report, runner, several, voices
+from tools.benchmark import document, memory_mode, offline_mode, report, runner, several, voices
 from tools.benchmark.ours import Server, server_options
 from tools.benchmark.procinfo import machine
 from tools.benchmark.results import Results, from_json, to_json
@@ -122,6 +122,19 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the prepared start's limit in the memory mode (default 700)",
     )
     parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="measure a start with the hub unreachable and switching four voices in a memory "
+        "cgroup (tools/benchmark/offline_mode.py; root)",
+    )
+    parser.add_argument(
+        "--offline-memory",
+        type=int,
+        default=1000,
+        metavar="MB",
+        help="the four voices' memory limit in the offline mode (default 1000)",
+    )
+    parser.add_argument(
         "--repo",
         type=Path,
         default=voices.REPO,
@@ -165,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _several_clients(args, root, voice, threads, work)
     if args.memory is not None:
         return _memory_mode(args, root, voice, threads, work)
+    if args.offline:
+        return _offline_mode(args, root, voice, threads, work)
     cfg = runner.Config(
         root=root,
         voice=voice,
@@ -289,13 +304,31 @@ def _memory_mode(args: argparse.Namespace, root: Path, voice: str, threads: int,
             args.repo, root, voice, threads, args.memory, args.prepared_memory, work
         )
     memory_mode.save(results, work / "memory.json")
-    sys.stdout.write(
-        f"{info['date']}, {info['cpu']}, {threads} threads{condition}, load average "
-        f"{info['load average at start']} at the start, "
-        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; {args.repo}\n\n"
-    )
+    sys.stdout.write(_conditions(info, f"{threads} threads{condition}", args.repo))
     sys.stdout.write(memory_mode.table(results) + "\n")
     return 0
+
+
+def _offline_mode(
+    args: argparse.Namespace, root: Path, voice: str, threads: int, work: Path
+) -> int:
+    """The offline mode (tools/benchmark/offline_mode.py)."""
+    info = machine()
+    _LOGGER.info("Offline mode, %d threads; logs in %s", threads, work)
+    result = offline_mode.run(args.repo, root, voice, threads, args.offline_memory, work)
+    offline_mode.save(result, work / "offline.json")
+    sys.stdout.write(_conditions(info, f"{threads} threads", args.repo))
+    sys.stdout.write(offline_mode.table(result) + "\n")
+    return 0
+
+
+def _conditions(info: dict[str, str], threads: str, repo: Path) -> str:
+    """The line above a mode's table: when, on what, how loaded the machine was, which tree."""
+    return (
+        f"{info['date']}, {info['cpu']}, {threads}, load average "
+        f"{info['load average at start']} at the start, "
+        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; {repo}\n\n"
+    )
 
 
 def _write(res: Results, out: Path) -> None:

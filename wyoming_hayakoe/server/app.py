@@ -1,9 +1,12 @@
 """Start-up of the Wyoming server: listen, announce, load the default voice, stop cleanly.
 
 Start-up order: listen (so clients can connect and ``describe`` at once), announce over
-zeroconf, and meanwhile load the default voice, downloading it if needed. If the default voice
-cannot be had, the server says why in one log line and exits with status 1. SIGINT and
-SIGTERM stop it at once, even in the middle of a synthesis.
+zeroconf, and meanwhile load the default voice, downloading it if needed. A default voice (or
+BERT) that cannot be had does not stop the server: the installed voices serve, a request for
+what is missing gets an ``error`` event saying why, and the service retries in the background
+(service/availability.py). Only what makes every voice impossible exits: the port taken here,
+a data dir that cannot be used in cli.py. SIGINT and SIGTERM stop it at once, even in the
+middle of a synthesis.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ async def serve(
     await service.refresh_voices()  # the voice list, so that the first describe is quick
     server = AsyncServer.from_uri(settings.uri)
     stdio = isinstance(server, AsyncStdioServer)
-    loading = asyncio.create_task(service.load_default_voice())
+    loading = asyncio.create_task(service.bring_up_default_voice())
     serving: asyncio.Task[None] | None = None
     announcing: asyncio.Task[ZeroconfAnnouncer | None] | None = None
     stop_side: Stopper | None = None
@@ -82,7 +85,7 @@ async def serve(
         if settings.zeroconf_name and isinstance(server, AsyncTcpServer):
             name = settings.zeroconf_name
             announcing = asyncio.create_task(_announce(name, server.port, server.host))
-        code = await _run_until_stopped(service.settings.default_voice, loading, stop, serving)
+        code = await _run_until_stopped(service, loading, stop, serving)
     finally:
         _LOGGER.info("Stopping")
         for task in (loading, serving):
@@ -101,7 +104,10 @@ async def _listen(server: Any, factory: HandlerFactory, uri: str) -> bool:
     try:
         await server.start(factory)
     except OSError as err:
-        _LOGGER.error("Cannot listen on %s: %s", uri, err.strerror or err)
+        _LOGGER.error(
+            "Cannot listen on %s: %s; stop the program that holds it (another copy of this "
+            "server?) or choose another --uri", uri, err.strerror or err
+        )  # fmt: skip
         return False
     return True
 
@@ -121,12 +127,13 @@ async def _serve_stdio(factory: HandlerFactory) -> None:
 
 
 async def _run_until_stopped(
-    voice: str,
+    service: TtsService,
     loading: asyncio.Task[Any],
     stop: asyncio.Event,
     serving: asyncio.Task[None] | None,
 ) -> int:
-    """Wait for the default voice, then for a stop signal (or the end of stdin)."""
+    """Wait for a stop signal (or the end of stdin); say when the default voice is ready, or
+    why it will not be without help (the other voices serve all the same)."""
     stopping = asyncio.create_task(stop.wait())
     waits: set[asyncio.Future[Any]] = {stopping, loading}
     if serving is not None:
@@ -136,10 +143,18 @@ async def _run_until_stopped(
         if loading in done:
             error = loading.exception()
             if error is not None:
+                voice = service.settings.default_voice
                 shown = error if isinstance(error, (HayakoeError, OSError)) else repr(error)
-                _LOGGER.error("Cannot load the default voice %s: %s", voice, shown)
-                return 1
-            _LOGGER.info("Ready")
+                if (what_to_do := service.nothing_to_serve()) is not None:
+                    _LOGGER.error("Cannot load the default voice %s: %s; %s", voice, shown,
+                                  what_to_do)  # fmt: skip
+                    return 1
+                _LOGGER.error(
+                    "Cannot load the default voice %s: %s; serving the other voices "
+                    "(a request for it tries again)", voice, shown
+                )  # fmt: skip
+            else:
+                _LOGGER.info("Ready")
             waits.discard(loading)
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         return 0

@@ -11,16 +11,19 @@ text encoder; a decoder window), one step at a time, the step whose listener nee
 (pacing/turns.py). Requests for the same audio while one is in progress share it
 (flights.py). At most ``max_waiting`` syntheses are in progress: a request beyond that is
 refused at once rather than queued.
+
+What cannot be had yet does not take down what can: a voice (or the BERT) that cannot be
+downloaded or loaded is refused with its reason while the others serve, and the default voice
+and the BERT are retried in the background until they are there (availability.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import logging
+import time
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import Continuation, Engine, SelfCheckResult, SynthesisParams, Voice
@@ -31,15 +34,23 @@ from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
 from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
+from .availability import (
+    BERT,
+    Availabilities,
+    Availability,
+    Backoff,
+    State,
+    retried_in_background,
+)
 from .flights import PieceCallback
+from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
+from .shared_engine import EngineFactory, SharedEngine
 from .syntheses import Syntheses
 from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
-
-EngineFactory = Callable[..., Engine]
 
 
 @dataclass(frozen=True)
@@ -70,7 +81,6 @@ class TtsService:
     ) -> None:
         self.settings = settings
         self._store = store
-        self._engine_factory = engine_factory
         self._params = settings.params
         self._names = VoiceNames(store, settings.local_files_only)
         self.progress = ProgressBoard()
@@ -78,9 +88,12 @@ class TtsService:
         the web page shows its snapshot."""
         self._workers = Workers(self.progress)
         self._syntheses = Syntheses(self._workers, settings.max_waiting)
-        self._engine_task: asyncio.Task[Engine] | None = None
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
+        self._availability = Availabilities()
+        self._engine = SharedEngine(
+            store, settings, engine_factory, self._workers, self._availability
+        )
 
     @property
     def store(self) -> VoiceStore:
@@ -105,13 +118,47 @@ class TtsService:
 
     # ----- voices -----
 
-    async def load_default_voice(self) -> Voice:
-        """Load the shared BERT and the default voice, downloading them if allowed.
+    async def bring_up_default_voice(self) -> Voice:
+        """Load the shared BERT and the default voice, downloading them if allowed; while
+        that fails in a way that may heal (see ``retried_in_background``), try again with
+        backoff, refusing requests for what is missing at once meanwhile.
 
-        The configured default style, if any, must be a style of that voice.
+        Returns the voice once it is loaded; raises the error of a failure that will not heal
+        by itself (a damaged file, an unknown voice): the other voices serve all the same.
         """
+        backoff = Backoff()
+        what = f"the default voice {self.settings.default_voice}"
+        while True:
+            try:
+                await self._engine.get(background=True)
+                voice = await self._load_default_voice()
+            except Exception as err:
+                if not retried_in_background(err) or self.nothing_to_serve() is not None:
+                    raise
+                delay = backoff.failed(what, err)
+                retry_at = time.time() + delay
+                # What failed waits for the next attempt: the BERT, or else the voice.
+                bert = self._availability.get(BERT)
+                bert_failed = bert is not None and bert.state is State.UNAVAILABLE
+                failed = BERT if bert_failed else self.settings.default_voice
+                self._availability.unavailable(failed, err, retry_at)
+                await asyncio.sleep(delay)
+            else:
+                backoff.recovered(what)
+                await self._workers.load(self._warn_if_memory_short, voice)
+                return voice
+
+    def _warn_if_memory_short(self, voice: Voice) -> None:
+        """Before the first request: a memory limit too small to serve it is said now."""
+        files = model_files(voice.source, self._store.bert_root())
+        if (warning := check_memory_for(voice.name, files)) is not None:
+            _LOGGER.warning("%s", warning)
+
+    async def _load_default_voice(self) -> Voice:
+        """The default voice; the configured default style, if any, must be one of its
+        styles."""
         style = self.settings.default_style
-        resolved = await self.resolve(self.settings.default_voice, style)
+        resolved = await self._resolve(self.settings.default_voice, style, background=True)
         if style is not None:
             self._params = dataclasses.replace(self._params, style=resolved.params.style)
         return resolved.voice
@@ -121,7 +168,13 @@ class TtsService:
 
         ``name`` may be a voice name or a styled name such as ``"tiny (Happy)"``; ``speaker``
         names a style (or a speaker of a multi-speaker voice) and wins over the styled name.
+        A voice (or the BERT) that a background retry is waiting for is refused at once.
         """
+        return await self._resolve(name, speaker)
+
+    async def _resolve(
+        self, name: str | None, speaker: str | None, background: bool = False
+    ) -> ResolvedVoice:
         wanted = name or self.settings.default_voice
         choice = self._names.lookup(wanted, self._voices)
         if choice is None:  # a voice copied into a data dir since the last look?
@@ -130,31 +183,41 @@ class TtsService:
         if choice is None:
             message = self._names.unknown_voice_message
             raise UnknownVoiceError(await self._workers.load(message, wanted))
-        voice = await self._load_voice(choice.voice)
+        voice = await self._load_voice(choice.voice, background)
         return ResolvedVoice(voice, request_params(self._params, voice, speaker or choice.style))
 
-    async def _load_voice(self, name: str) -> Voice:
+    def nothing_to_serve(self) -> str | None:
+        """What to do when no voice can be served without help: downloads are off and none is
+        installed, as of the last look (None: something can be served, or fetched)."""
+        if not self.settings.local_files_only or self._names.listing.installed:
+            return None
+        dirs = ", ".join(str(d) for d in self._store.data_dirs)
+        return (
+            f"no voice is installed under {dirs} and downloads are off (--local-files-only "
+            "or HF_HUB_OFFLINE): copy a voice there, or start once with downloads on"
+        )
+
+    def availability(self) -> dict[str, Availability]:
+        """The state of every voice asked for so far, and of the BERT (under ``BERT``)."""
+        return self._availability.snapshot()
+
+    async def _load_voice(self, name: str, background: bool = False) -> Voice:
         lock = self._voice_locks.setdefault(name, asyncio.Lock())
+        if not background and (refusal := self._refusal(name)) is not None:
+            raise refusal
         async with lock:  # one load per voice; later requests reuse it
             voice = self._voices.get(name)
             if voice is None:
-                engine = await self._engine()
-                source = await self._workers.load(self._store.ensure_source, name)
-                # The BERT opens beside the text front-end and the voice's own models (the
-                # two loading threads): on a prepared start each side takes about 0.3 s.
-                opened = await asyncio.gather(
-                    self._workers.load(engine.open_bert),
-                    self._workers.load(_text_and_voice, engine, source),
-                    return_exceptions=True,
-                )
-                for outcome in opened:
-                    if isinstance(outcome, BaseException):
-                        raise outcome
-                voice = typing.cast(Voice, opened[1])
-                await self._syntheses.calibrate(engine, voice)
-                # Ready now; the decoder's warm-up goes first on the synthesis thread.
-                self._syntheses.warm_up(engine, voice)
+                if not background and (refusal := self._refusal(name)):
+                    raise refusal  # the load this request waited for failed
+                self._availability.loading(name)
+                try:
+                    voice = await self._open_voice(name, background)
+                except Exception as err:
+                    self._availability.unavailable(name, err)
+                    raise
                 self._voices[name] = voice
+                self._availability.available(name)
                 if not any(e.name == name and e.installed for e in self._names.entries):
                     await self.refresh_voices()  # "installed" changed
                 _LOGGER.info(
@@ -165,31 +228,35 @@ class TtsService:
                 )
             return voice
 
-    async def _engine(self) -> Engine:
-        if self._engine_task is None:
-            self._engine_task = asyncio.create_task(self._create_engine())
-        # shield: a cancelled request must not cancel the load the others share
-        return await asyncio.shield(self._engine_task)
+    def _refusal(self, name: str) -> Exception | None:
+        """The error to answer a request for ``name`` with at once, while the background retry
+        waits for it; None once it is on disk (downloaded from the web page, copied in)."""
+        if name in self._names.listing.installed:
+            return None
+        return self._availability.refusal(name)
 
-    async def _create_engine(self) -> Engine:
-        bert_root = await self._workers.load(self._store.ensure_bert)
-        settings = self.settings
-        return await self._workers.load(
-            functools.partial(
-                self._engine_factory,
-                bert_root,
-                threads=settings.threads,
-                cache_dir=settings.cache_dir,
-                audio_cache_bytes=settings.audio_cache_bytes,
-                user_dictionary=settings.user_dictionary,
-            ),
+    async def _open_voice(self, name: str, background: bool) -> Voice:
+        engine = await self._engine.get(background)
+        source = await self._workers.load(self._store.ensure_source, name)
+        # The BERT opens beside the text front-end and the voice's own models (the
+        # two loading threads): on a prepared start each side takes about 0.3 s.
+        opened = await asyncio.gather(
+            self._workers.load(engine.open_bert),
+            self._workers.load(_text_and_voice, engine, source),
+            return_exceptions=True,
         )
+        for outcome in opened:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        voice = typing.cast(Voice, opened[1])
+        await self._syntheses.calibrate(engine, voice)
+        # Ready now; the decoder's warm-up goes first on the synthesis thread.
+        self._syntheses.warm_up(engine, voice)
+        return voice
 
     def loaded_voices(self) -> dict[str, VoiceStatus]:
         """What the voices loaded so far showed on this machine (their self-check, speed)."""
-        engine = (
-            self._engine_task.result() if self._engine_task and self._engine_task.done() else None
-        )
+        engine = self._engine.ready
         return {
             name: VoiceStatus(
                 _self_check_summary(voice.self_check) if voice.self_check else None,
@@ -202,7 +269,7 @@ class TtsService:
     async def text_frontend(self) -> TextFrontend:
         """The engine's text front-end with the user dictionary's words in effect; an edited
         dictionary is compiled first, on a worker thread, outside the CPU slot."""
-        engine = await self._engine()
+        engine = await self._engine.get()
         await self._workers.load(engine.refresh_user_dictionary)
         return engine.frontend
 
@@ -235,7 +302,7 @@ class TtsService:
         in progress already.
         """
         self.check_text_length(len(text if isinstance(text, str) else text.text))
-        engine = await self._engine()
+        engine = await self._engine.get()
         # An edited user dictionary is compiled here, on a loading thread: others keep going.
         await self._workers.load(engine.refresh_user_dictionary)
         prepared = await self._workers.load(engine.prepare, text, not one_sentence)
@@ -250,8 +317,7 @@ class TtsService:
     async def close(self) -> None:
         """Stop taking work. Threads still inside ONNX are not waited for."""
         self._syntheses.close()
-        if self._engine_task is not None and not self._engine_task.done():
-            self._engine_task.cancel()
+        self._engine.cancel()
         self._workers.shutdown()
 
 

@@ -65,6 +65,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "不一致（元のモデルで再生）",
         "en": "differs (served as published)",
     },
+    "unavailable": {"ja": "今は使えません", "en": "Cannot be served now"},
     "decode_speed": {"ja": "この機械での速度", "en": "Speed on this machine"},
     "real_time": {"ja": "実時間", "en": "real time"},
     "download": {"ja": "ダウンロード", "en": "Download"},

@@ -1,6 +1,6 @@
 """The voice list the Voices page shows: the service's voices (the catalog's and the installed
 ones, as Home Assistant is offered them) with their details (styles, size, license, the
-self-check of a loaded voice). Blocking: it reads the disk."""
+self-check of a loaded voice, why one cannot be served now). Blocking: it reads the disk."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def voice_list(
     listing, settings, catalog = service.voice_listing, service.settings, service.store.catalog
     installed = listing.installed  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
     loaded = service.loaded_voices()
+    availability = service.availability()
     voices = []
     for name in listing.names:
         known = catalog.get(name)
@@ -55,6 +56,10 @@ def voice_list(
             item["self_check"] = status.self_check
             item["self_check_passed"] = status.self_check_passed
             item["decode_speed"] = status.decode_speed
+        state = availability.get(name)
+        if state is not None and state.reason is not None:
+            item["unavailable"] = state.reason  # the error a request for it gets
+            item["retry_at"] = state.retry_at
         if name in downloading:
             item["downloading"] = True
         voices.append(item)

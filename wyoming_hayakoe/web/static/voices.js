@@ -30,6 +30,7 @@ function voiceCard(voice) {
   const card = el("article", { class: "card", "data-voice": voice.name },
     el("h2", {}, el("span", {}, voice.name), badges),
     voice.description ? el("p", { class: "muted" }, voice.description) : null,
+    voice.unavailable ? el("p", { class: "unavailable" }, `${WORDS.unavailable}: ${voice.unavailable}`) : null,
     details, progress, actions);
   if (voice.downloading) download(voice.name, null, progress, true);
   return card;

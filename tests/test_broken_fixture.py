@@ -17,8 +17,8 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY_ROOT = FIXTURES / "tiny-voice"

@@ -15,9 +15,9 @@ import pytest
 from fs_utils import read_only
 from prepared_voices import PreparedCaches
 
+from wyoming_hayakoe.compiling import cache
+from wyoming_hayakoe.compiling.cache import RECORD, keep, prune
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.compiler import cache
-from wyoming_hayakoe.engine.compiler.cache import RECORD, keep, prune
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"

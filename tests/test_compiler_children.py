@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from wyoming_hayakoe.compiling import children, staging
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.calibration import gain_of
-from wyoming_hayakoe.engine.compiler import children, staging
 from wyoming_hayakoe.errors import MemoryShortError, ModelFileError
 from wyoming_hayakoe.memory import MemorySeen
 
@@ -128,7 +128,7 @@ def _compilation_children() -> list[int]:
             command = (stat.parent / "cmdline").read_bytes()
         except (OSError, IndexError):
             continue
-        if b"compiler.child" in command:
+        if b"compiling.child" in command:
             found.append(int(stat.parent.name))
     return found
 

@@ -1,4 +1,4 @@
-"""The self-check of a voice's compiled models (engine/compiler/self_check.py, voice_job.py).
+"""The self-check of a voice's compiled models (compiling/self_check.py, voice_job.py).
 
 Broken voices are made here from the tiny voice by graph edits: a DC blocker over the output
 (windows no longer add up to the whole), and a weight changed in the split decoder or front
@@ -21,13 +21,13 @@ from fresh_python import run_check
 from onnx import helper, numpy_helper
 from prepared_voices import PreparedCaches
 
+from wyoming_hayakoe.compiling import self_check, voice_job
+from wyoming_hayakoe.compiling.cache import RECORD
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import SplitSynthesizer, split_synthesizer
+from wyoming_hayakoe.compiling.jobs import VoiceJob
+from wyoming_hayakoe.compiling.voice_models import voice_folder
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.compiler import self_check, voice_job
-from wyoming_hayakoe.engine.compiler.cache import RECORD
-from wyoming_hayakoe.engine.compiler.jobs import VoiceJob
-from wyoming_hayakoe.engine.compiler.voice_models import voice_folder
 from wyoming_hayakoe.engine.voice import Voice, speaker_of
-from wyoming_hayakoe.runtime.synthesizer_split import SplitSynthesizer, split_synthesizer
 from wyoming_hayakoe.voices.config import VoiceConfig
 from wyoming_hayakoe.voices.sources import hayakoe_source
 

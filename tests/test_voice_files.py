@@ -14,8 +14,8 @@ import pytest
 from fake_repo import write_fake_bert
 from hf_server import HFTestServer
 
+from wyoming_hayakoe.compiling.voice_models import voice_folder
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.compiler.voice_models import voice_folder
 from wyoming_hayakoe.errors import ModelFileError, UnknownStyleError
 from wyoming_hayakoe.service.voice_names import request_params
 from wyoming_hayakoe.voices import layout

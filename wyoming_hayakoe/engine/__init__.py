@@ -3,7 +3,7 @@
 No asyncio and no Wyoming here: callers on an event loop run the engine in a worker thread.
 """
 
-from .compiler.self_check import SelfCheckResult
+from ..compiling.compiled import SelfCheckResult
 from .engine import Continuation, Engine, PcmPiece
 from .pacing import Pacing
 from .params import SynthesisParams

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..compiling.compiled import cache_key, open_bert, prune, remove_abandoned, writable
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..text.frontend import Phonemes, TextFrontend
 from ..text.tokenizer_loader import load_tokenizer
@@ -26,9 +27,6 @@ from . import rendering
 from .audio_cache import AudioCache
 from .bert import BertEncoder
 from .calibration import CALIBRATION_TEXT, Calibration, calibration
-from .compiler.bert import open_bert
-from .compiler.cache import cache_key, prune, writable
-from .compiler.staging import remove_abandoned
 from .loaded_voices import LoadedVoices
 from .pacing import Pacing
 from .params import SynthesisParams
@@ -54,7 +52,7 @@ class Engine:
         audio_cache_bytes: int = 0,
         user_dictionary: Path | None = None,
     ) -> None:
-        """``cache_dir``: where models compiled for this machine are kept (see compiler/);
+        """``cache_dir``: where models compiled for this machine are kept (see compiling/);
         without it models load as published and sentences come out whole.
         ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
         ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited.

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..compiling.compiled import keep
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource, hayakoe_source
 from .calibration import Calibration, gain_file, gain_of
-from .compiler.cache import keep
 from .schedule import DecodeSpeed
 from .streaming import warm_up
 from .voice import Voice

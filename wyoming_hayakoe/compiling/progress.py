@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ...runtime.sessions import release_freed_heap
+from ..runtime.sessions import release_freed_heap
 
 
 def step(name: str) -> None:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import HayakoeError
-from ...memory import MemorySeen, memory_seen, oom_kills
+from ..errors import HayakoeError
+from ..memory import MemorySeen, memory_seen, oom_kills
 from .jobs import ARRAYS_FILE, JOB_FILE
 from .staging import new_staging, remove_left_by
 

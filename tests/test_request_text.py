@@ -67,12 +67,12 @@ def test_the_key_of_a_request_names_the_dictionary_state(dictionary_engine: Engi
     engine = dictionary_engine
     assert engine.reading.user_dictionary is not None
     voice = engine.load_voice(VOICE_DIR)
-    before = engine.synthesis_key(voice, engine.prepare(TEXT), QUIET)
+    before = engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
     _write(engine.reading.user_dictionary.path, "ソノス,ソノスソノス,1")
     assert engine.refresh_user_dictionary()
-    after = engine.synthesis_key(voice, engine.prepare(TEXT), QUIET)
+    after = engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
     assert before is not None and after is not None and before != after
-    assert after == engine.synthesis_key(voice, engine.prepare(TEXT), QUIET)
+    assert after == engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
 
 
 def test_refreshes_do_not_interleave(

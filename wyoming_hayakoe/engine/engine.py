@@ -176,16 +176,22 @@ class Engine:
         """The text of a request, rewritten and split once (see Reading.prepare)."""
         return self.reading.prepare(text, whole)
 
-    def synthesis_key(
-        self, voice: Voice, prepared: PreparedText, params: SynthesisParams
-    ) -> Hashable | None:
-        """What decides a request's audio: the same key, the same audio. None for a text
-        too long to keep (it is neither cached nor shared)."""
-        if len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
-            return None
+    def kept_audio(
+        self,
+        voice: Voice,
+        prepared: PreparedText,
+        params: SynthesisParams,
+        continuation: Continuation | None = None,
+    ) -> tuple[Hashable | None, list[PcmPiece] | None]:
+        """The key of a request's audio (the same key, the same audio: identical requests
+        share one synthesis by it), and that audio if an earlier request's is still kept.
+        The key is None for a continuation or a text too long to keep: neither kept nor
+        shared."""
+        if continuation is not None or len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
+            return None, None
         # The rewritten text and the reading given decide the sentences and, with the user
         # dictionary's state, the sounds and pauses.
-        return (
+        key = (
             voice.source.path.resolve(),
             params,
             prepared.rewritten,
@@ -193,11 +199,8 @@ class Engine:
             prepared.dictionary_generation,
             prepared.reading,
         )
-
-    def cached_audio(self, key: Hashable) -> list[PcmPiece] | None:
-        """The finished audio of an earlier request with this key, if it is still kept."""
         cached = self.audio_cache.get(key) if self.audio_cache is not None else None
-        return None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
+        return key, None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
 
     def synthesize(
         self,
@@ -225,8 +228,7 @@ class Engine:
         when there is nothing to send yet; a caller may run other work between two steps.
         The finished audio of a whole text goes into the audio cache."""
         gain = self.gain(voice)
-        key = None if continuation else self.synthesis_key(voice, prepared, params)
-        cached = self.cached_audio(key) if key is not None else None
+        key, cached = self.kept_audio(voice, prepared, params, continuation)
         if cached is not None:
             yield from cached
             return

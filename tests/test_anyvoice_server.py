@@ -24,6 +24,7 @@ from prepared_voices import PreparedCaches
 from wyoming.info import Describe, Info, TtsVoice
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
+from tools.engine_audio import pcm_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import first_event, read_until, synthesize
 
@@ -73,7 +74,7 @@ def oracle(data_dir: Path, voice_name: str, text: str, style: str) -> np.ndarray
     params = SynthesisParams(
         style=style, speaker_id=voice.speaker_id, sdp_ratio=0, noise_scale=0, noise_scale_w=0
     )
-    pcm = b"".join(piece.pcm for piece in engine.synthesize(voice, text, params))
+    pcm = b"".join(piece.pcm for piece in pcm_pieces(engine, voice, text, params))
     return np.frombuffer(pcm, dtype=np.int16)
 
 

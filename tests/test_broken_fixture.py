@@ -17,6 +17,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
@@ -32,7 +33,7 @@ TOLERANCE = 1e-5
 
 def _render(engine: Engine, speaker: Path) -> tuple[list[np.ndarray], Engine]:
     voice = engine.load_voice(speaker)
-    return [chunk.audio for chunk in engine.render(voice, LONG_SENTENCE, QUIET)], engine
+    return [chunk.audio for chunk in float_pieces(engine, voice, LONG_SENTENCE, QUIET)], engine
 
 
 @pytest.fixture(scope="module")

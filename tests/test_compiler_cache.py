@@ -15,6 +15,7 @@ import pytest
 from fs_utils import read_only
 from prepared_voices import PreparedCaches
 
+from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling import cache
 from wyoming_hayakoe.compiling.cache import RECORD, keep, prune
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -27,7 +28,7 @@ QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 
 def _audio(engine: Engine, voice_dir: Path = VOICE_DIR) -> np.ndarray:
     voice = engine.load_voice(voice_dir)
-    return np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+    return np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
 
 
 def _snapshot(directory: Path) -> dict[str, int]:
@@ -125,7 +126,7 @@ def test_a_full_cache_dir_still_loads_the_voice(
         engine = Engine(ROOT, threads=1, cache_dir=folder)
         voice = engine.load_voice(VOICE_DIR)
         assert voice.decoder is None, "served from its published files"
-        audio = np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+        audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
         assert np.allclose(audio, compiled[1], atol=1e-4)
         warnings = [m for m in caplog.messages if "Compiling" in m]
         assert warnings and all("No space left" in m for m in warnings), warnings

@@ -17,6 +17,7 @@ import pytest
 from prepared_voices import PreparedCaches
 from reference_oracle import own_reference_tokenizer
 
+from tools.engine_audio import float_pieces, pcm_pieces
 from tools.server_process import start_server
 from tools.wyoming_requests import synthesize
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -123,7 +124,7 @@ def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) 
     for index, sentence in enumerate(ref_speaker._split_sentences(text)):
         theirs, _ = reference._synthesize_one(sentence, params)
         ours = np.concatenate(
-            [c.audio for c in engine.render(voice, sentence, QUIET) if c.sentence_index == 0]
+            [c.audio for c in float_pieces(engine, voice, sentence, QUIET) if c.sentence_index == 0]
         )
         assert ours.shape == np.asarray(theirs).shape, (index, sentence)
         assert np.max(np.abs(theirs)) > 1e-3
@@ -139,7 +140,7 @@ async def test_server_speaks_the_voice(tmp_path: Path, prepared_caches: Prepared
     try:
         engine = Engine(ROOT, threads=1)
         voice = engine.load_voice(SPEAKER, VOICE)
-        expected = b"".join(s.pcm for s in engine.synthesize(voice, TEXTS[1], QUIET))
+        expected = b"".join(s.pcm for s in pcm_pieces(engine, voice, TEXTS[1], QUIET))
         server.wait_ready()
         async with server.client() as client:
             response = await synthesize(client, TEXTS[1], voice=VOICE)

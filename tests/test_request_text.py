@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.engine_audio import pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.text import sentences
 from wyoming_hayakoe.text.smarthome import SmartHomeRewriter
@@ -50,12 +51,12 @@ def test_audio_begun_before_a_dictionary_edit_is_not_served_after_it(
     engine = dictionary_engine
     assert engine.reading.user_dictionary is not None
     voice = engine.load_voice(VOICE_DIR)
-    begun = engine.synthesize(voice, TEXT, QUIET)
+    begun = pcm_pieces(engine, voice, TEXT, QUIET)
     old = [next(begun)]  # the first sentence, read without the word
     _write(engine.reading.user_dictionary.path, "ソノス,ソノスソノスソノスソノス,1")
     assert engine.refresh_user_dictionary()  # clears the cache
     old += list(begun)  # finishes after the edit
-    again = b"".join(piece.pcm for piece in engine.synthesize(voice, TEXT, QUIET))
+    again = b"".join(piece.pcm for piece in pcm_pieces(engine, voice, TEXT, QUIET))
     # Read with the new word (much longer), not the old request's audio from the cache.
     assert len(again) > len(b"".join(piece.pcm for piece in old)) * 1.2
     assert len(engine.audio_cache or []) == 1
@@ -113,7 +114,7 @@ def test_a_text_is_rewritten_once(monkeypatch: pytest.MonkeyPatch) -> None:
         return rewrite(self, text)
 
     monkeypatch.setattr(SmartHomeRewriter, "rewrite", counted)
-    pieces = list(engine.synthesize(voice, "7:30です。45%の音量です。", QUIET))
+    pieces = list(pcm_pieces(engine, voice, "7:30です。45%の音量です。", QUIET))
     assert len(pieces) == 2
     assert calls == ["7:30です。45%の音量です。"]
 

@@ -21,6 +21,7 @@ from fresh_python import run_check
 from onnx import helper, numpy_helper
 from prepared_voices import PreparedCaches
 
+from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling import self_check, voice_job
 from wyoming_hayakoe.compiling.cache import RECORD
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import SplitSynthesizer, split_synthesizer
@@ -117,7 +118,7 @@ def _checks_run(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def _render(engine: Engine, speaker: Path) -> np.ndarray:
     voice = engine.load_voice(speaker)
-    return np.concatenate([c.audio for c in engine.render(voice, LONG_SENTENCE, QUIET)])
+    return np.concatenate([c.audio for c in float_pieces(engine, voice, LONG_SENTENCE, QUIET)])
 
 
 def test_tiny_voice_passes_and_serves_the_compiled_path(

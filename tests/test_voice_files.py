@@ -14,6 +14,7 @@ import pytest
 from fake_repo import write_fake_bert
 from hf_server import HFTestServer
 
+from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling.voice_models import voice_folder
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.errors import ModelFileError, UnknownStyleError
@@ -39,7 +40,7 @@ def _copy_voice(data: Path, name: str) -> Path:
 
 def _audio(engine: Engine, folder: Path, params: SynthesisParams = PARAMS) -> np.ndarray:
     voice = engine.load_voice(folder)
-    return np.concatenate([piece.audio for piece in engine.render(voice, TEXT, params)])
+    return np.concatenate([piece.audio for piece in float_pieces(engine, voice, TEXT, params)])
 
 
 def _save_with_external_data(model: Path) -> Path:
@@ -209,4 +210,4 @@ def test_speaker_ids_are_the_values_of_spk2id(
     assert first.shape != second.shape or np.max(np.abs(first - second)) > 1e-3
     for position in (0, 1):
         with pytest.raises(UnknownStyleError, match="no speaker id"):
-            list(whole_engine.render(voice, TEXT, SynthesisParams(speaker_id=position)))
+            list(float_pieces(whole_engine, voice, TEXT, SynthesisParams(speaker_id=position)))

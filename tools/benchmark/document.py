@@ -46,7 +46,7 @@ METHOD = """\
 - *Repeated announcement*: a text is requested twice in a row; the figure is the second
   request's first audio (a new text every round).
 - *Audio parity*: noise, stochastic durations and `sdp_ratio` at 0; our engine's float
-  audio (`Engine.render`, whole published graph and the prepared, split graph) against the
+  audio (`tools/engine_audio.py`, whole published graph and the compiled, split graph) against the
   reference's float audio before its peak normalization, same sentence splitting and
   pauses; then the PCM our server sends (started with `--noise-scale 0 --noise-w 0
   --sdp-ratio 0`) against the engine's own PCM for the same text.

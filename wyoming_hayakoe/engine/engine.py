@@ -30,7 +30,7 @@ from .calibration import CALIBRATION_TEXT, Calibration, calibration
 from .loaded_voices import LoadedVoices
 from .pacing import Pacing
 from .params import SynthesisParams
-from .pieces import AudioPiece, Continuation, PcmPiece
+from .pieces import Continuation, PcmPiece
 from .prepared import PreparedText
 from .reading import Reading
 from .voice import Voice
@@ -202,19 +202,6 @@ class Engine:
         cached = self.audio_cache.get(key) if self.audio_cache is not None else None
         return key, None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
 
-    def synthesize(
-        self,
-        voice: Voice,
-        text: str | TextWithReading,
-        params: SynthesisParams | None = None,
-        continuation: Continuation | None = None,
-    ) -> Iterator[PcmPiece]:
-        """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
-        steps = self.synthesis_steps(
-            voice, self.prepare(text), params or SynthesisParams(), continuation
-        )
-        return (piece for piece in steps if piece is not None)
-
     def synthesis_steps(
         self,
         voice: Voice,
@@ -223,10 +210,12 @@ class Engine:
         continuation: Continuation | None = None,
         pacing: Pacing | None = None,
     ) -> Iterator[PcmPiece | None]:
-        """:meth:`synthesize`, one step per unit of work: a sentence's front-end, BERT and
-        text encoder, then each decoder window. After each step, the PCM to send, or None
-        when there is nothing to send yet; a caller may run other work between two steps.
-        The finished audio of a whole text goes into the audio cache."""
+        """The audio of ``prepared`` as 16-bit PCM, one step per unit of work: a sentence's
+        front-end, BERT and text encoder, then each decoder window. After each step, the PCM
+        to send, or None when there is nothing to send yet; a caller may run other work
+        between two steps. ``pacing``: when the client runs out of audio and how many requests
+        share the machine (default: the continuation's client, alone). The audio of a whole
+        text comes from the audio cache and goes into it (see :meth:`kept_audio`)."""
         gain = self.gain(voice)
         key, cached = self.kept_audio(voice, prepared, params, continuation)
         if cached is not None:
@@ -234,7 +223,11 @@ class Engine:
             return
         keep = self.audio_cache is not None and key is not None
         produced: list[tuple[str, bytes]] = []
-        for piece in self.render_steps(voice, prepared, params, continuation, pacing):
+        speed = self.voices.speed(voice)
+        steps = rendering.render_steps(
+            voice, prepared, params, self.features, speed, continuation, pacing
+        )
+        for piece in steps:
             if piece is None:
                 yield None
                 continue
@@ -247,33 +240,6 @@ class Engine:
         current = prepared.dictionary_generation == self.dictionary_generation
         if self.audio_cache is not None and key is not None and current:
             self.audio_cache.put(key, produced)
-
-    def render(
-        self,
-        voice: Voice,
-        text: str,
-        params: SynthesisParams,
-        continuation: Continuation | None = None,
-    ) -> Iterator[AudioPiece]:
-        """Float audio per sentence (or window of it), with the pause that belongs before it."""
-        steps = self.render_steps(voice, self.prepare(text), params, continuation)
-        return (piece for piece in steps if piece is not None)
-
-    def render_steps(
-        self,
-        voice: Voice,
-        prepared: PreparedText,
-        params: SynthesisParams,
-        continuation: Continuation | None = None,
-        pacing: Pacing | None = None,
-    ) -> Iterator[AudioPiece | None]:
-        """:meth:`render` of a text prepared by :meth:`prepare`, one step per unit of work
-        (None: nothing to send after it). ``pacing``: when the client runs out of audio and
-        how many requests share the machine (default: the continuation's client, alone)."""
-        speed = self.voices.speed(voice)
-        return rendering.render_steps(
-            voice, prepared, params, self.features, speed, continuation, pacing
-        )
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

@@ -22,7 +22,7 @@ from anyvoice_utils import (
     good_data_dir,
     good_voices,
 )
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 
 from tools.engine_audio import float_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
@@ -44,12 +44,12 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def engine(
-    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, compiled_caches: CompiledCaches
 ) -> Engine:
     """With a cache dir: the synthesizer split at the decoder, attention on its band (the
-    run's prepared models of these voices, shared with test_anyvoice_server)."""
+    run's compiled models of these voices, shared with test_anyvoice_server)."""
     voices = (TINY_VOICE_DIR, *good_voices(data_dir))
-    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
+    cache = compiled_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
     return Engine(TINY_VOICE_ROOT, threads=1, cache_dir=cache)
 
 

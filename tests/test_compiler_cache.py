@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiled_voices import CompiledCaches
 from fs_utils import read_only
-from prepared_voices import PreparedCaches
 
 from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling import cache
@@ -36,10 +36,10 @@ def _snapshot(directory: Path) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def compiled(prepared_caches: PreparedCaches) -> tuple[Path, np.ndarray, float]:
+def compiled(compiled_caches: CompiledCaches) -> tuple[Path, np.ndarray, float]:
     """The run's cache with the tiny voice compiled (read it only), the audio of TEXT and
     the gain."""
-    folder = prepared_caches.master()
+    folder = compiled_caches.master()
     engine = Engine(ROOT, threads=1, cache_dir=folder)
     voice = engine.load_voice(VOICE_DIR)
     assert voice.decoder is not None

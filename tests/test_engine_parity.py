@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 from reference_oracle import own_reference_tokenizer
 
 from tools.engine_audio import float_pieces, pcm_pieces
@@ -43,12 +43,12 @@ MULTI = [
 def engine(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    prepared_caches: PreparedCaches,
+    compiled_caches: CompiledCaches,
 ) -> Engine:
-    """``split``: prepared models (optimized, decoder split, windows); ``whole``: as published."""
+    """``split``: compiled models (optimized, decoder split, windows); ``whole``: as published."""
     if request.param == "whole":
         return Engine(ROOT, threads=2)
-    return Engine(ROOT, threads=2, cache_dir=prepared_caches.copy(tmp_path_factory.mktemp("c")))
+    return Engine(ROOT, threads=2, cache_dir=compiled_caches.copy(tmp_path_factory.mktemp("c")))
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 from reference_oracle import own_reference_tokenizer
 
 from tools.engine_audio import float_pieces, pcm_pieces
@@ -93,11 +93,11 @@ def test_bert_is_a_dynamically_quantized_masked_lm() -> None:
 def engine(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    prepared_caches: PreparedCaches,
+    compiled_caches: CompiledCaches,
 ) -> Engine:
     if request.param == "whole":
         return Engine(ROOT, threads=1)
-    cache = prepared_caches.copy(tmp_path_factory.mktemp("model-cache"), ROOT, (SPEAKER,))
+    cache = compiled_caches.copy(tmp_path_factory.mktemp("model-cache"), ROOT, (SPEAKER,))
     return Engine(ROOT, threads=1, cache_dir=cache)
 
 
@@ -131,8 +131,8 @@ def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) 
         assert np.max(np.abs(ours - theirs)) <= TOLERANCE
 
 
-async def test_server_speaks_the_voice(tmp_path: Path, prepared_caches: PreparedCaches) -> None:
-    cache = prepared_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
+async def test_server_speaks_the_voice(tmp_path: Path, compiled_caches: CompiledCaches) -> None:
+    cache = compiled_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
     args = ("--data-dir", str(ROOT), "--voice", VOICE, "--local-files-only")
     args += ("--cache-dir", str(cache))
     quiet = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from compiled_voices import CompiledCaches
 from fresh_python import run_check
 from onnx import helper, numpy_helper
-from prepared_voices import PreparedCaches
 
 from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling import self_check, voice_job
@@ -52,9 +52,9 @@ def _recorded(cache: Path) -> self_check.SelfCheckResult | None:
 
 
 @pytest.fixture(scope="module")
-def tiny_cache(tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches) -> Path:
+def tiny_cache(tmp_path_factory: pytest.TempPathFactory, compiled_caches: CompiledCaches) -> Path:
     """A cache holding the tiny voice's compiled models and self-check result."""
-    return prepared_caches.copy(tmp_path_factory.mktemp("tiny-cache"))
+    return compiled_caches.copy(tmp_path_factory.mktemp("tiny-cache"))
 
 
 @pytest.fixture(scope="module")

@@ -60,7 +60,7 @@ QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads"
 
 @pytest.fixture(scope="module")
 def server_and_oracle(
-    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_prepared: None
+    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_compiled: None
 ) -> Iterator[tuple[ServerProcess, Oracle]]:
     proc = start_server(
         tmp_path_factory.mktemp("server"), *QUIET, "--samples-per-chunk", str(SAMPLES_PER_CHUNK)

@@ -78,7 +78,7 @@ def test_q8_synthesizer_stands_in_for_an_absent_synthesizer(
     assert store.missing_files("q8") is None
     assert layout.synthesizer_file(folder) == folder / "synthesizer_q8.onnx"
     np.testing.assert_array_equal(_audio(whole_engine, folder), tiny_audio)
-    # Prepared (split and optimized) from the q8 file just as well.
+    # Compiled (split and optimized) from the q8 file just as well.
     split = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path / "cache")
     assert split.load_voice(folder).decoder is not None
     assert np.max(np.abs(_audio(split, folder) - tiny_audio)) <= 1e-4

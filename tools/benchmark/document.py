@@ -41,7 +41,7 @@ METHOD = """\
   the reference after `prepare()` (and, on the second row, after one short `generate()`).
   Four voices: a data dir with the shared BERT and four separate copies of the voice (each
   model file with its own content); ours after one short request to each voice (second
-  start: the first prepares the copies' models in the server's cache), the reference after
+  start: the first compiles the copies' models in the server's cache), the reference after
   loading all four (`prepare()`). *Added per further voice* = (four voices − one voice) / 3.
 - *Repeated announcement*: a text is requested twice in a row; the figure is the second
   request's first audio (a new text every round).

@@ -27,12 +27,12 @@ from . import rendering
 from .audio_cache import AudioCache
 from .bert import BertEncoder
 from .calibration import CALIBRATION_TEXT, Calibration, calibration
+from .frontend_state import FrontendState
 from .loaded_voices import LoadedVoices
 from .pacing import Pacing
 from .params import SynthesisParams
 from .pieces import Continuation, PcmPiece
 from .prepared import PreparedText
-from .reading import Reading
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -66,8 +66,8 @@ class Engine:
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         self._tokenizer = load_tokenizer(layout.tokenizer_dir(bert_root))
         self._user_dictionary = user_dictionary
-        self._reading: Reading | None = None
-        self._reading_lock = threading.Lock()
+        self._frontend_state: FrontendState | None = None
+        self._frontend_lock = threading.Lock()
         self._bert_model = layout.bert_model(bert_root)
         self._bert: BertEncoder | None = None
         self._bert_lock = threading.Lock()
@@ -76,21 +76,21 @@ class Engine:
         )
 
     @property
-    def reading(self) -> Reading:
+    def frontend_state(self) -> FrontendState:
         """The text front-end with the user dictionary (opened now if it is not yet)."""
-        return self._reading or self.open_text()
+        return self._frontend_state or self.open_text()
 
-    def open_text(self) -> Reading:
+    def open_text(self) -> FrontendState:
         """Open the text front-end (OpenJTalk's dictionaries, the user dictionary), once."""
-        with self._reading_lock:
-            if self._reading is None:
+        with self._frontend_lock:
+            if self._frontend_state is None:
                 started = time.monotonic()
                 frontend = TextFrontend(self._tokenizer, smart_home=True)
-                reading = Reading(frontend, self._user_dictionary, self._clear_audio_cache)
-                reading.refresh()
-                self._reading = reading
+                state = FrontendState(frontend, self._user_dictionary, self._clear_audio_cache)
+                state.refresh()
+                self._frontend_state = state
                 _LOGGER.info("Loaded the text front-end in %.2f s", time.monotonic() - started)
-            return self._reading
+            return self._frontend_state
 
     @property
     def bert(self) -> BertEncoder:
@@ -156,25 +156,25 @@ class Engine:
     @property
     def frontend(self) -> TextFrontend:
         """The text front-end with the user dictionary's words in effect now."""
-        return self.reading.frontend
+        return self.frontend_state.frontend
 
     @property
     def dictionary_generation(self) -> int:
-        """Counts the user dictionary's edits applied so far (see reading.py)."""
-        return self.reading.generation
+        """Counts the user dictionary's edits applied so far (see frontend_state.py)."""
+        return self.frontend_state.generation
 
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
         Compiling takes seconds: servers call it outside the synthesis slot."""
-        return self.reading.refresh()
+        return self.frontend_state.refresh()
 
     def _clear_audio_cache(self) -> None:
         if self.audio_cache is not None:
             self.audio_cache.clear()  # cached readings may have changed
 
     def prepare(self, text: str | TextWithReading, whole: bool = True) -> PreparedText:
-        """The text of a request, rewritten and split once (see Reading.prepare)."""
-        return self.reading.prepare(text, whole)
+        """The text of a request, rewritten and split once (see FrontendState.prepare)."""
+        return self.frontend_state.prepare(text, whole)
 
     def kept_audio(
         self,

@@ -3,23 +3,23 @@
 Text front-end: ``bert_tokenizer_dir``, ``text_frontend``, ``plain_frontend``,
 ``available_frontend``, ``transformers_tokenizer``, ``hayakoe_reference``, ``check_phonemes``.
 
-Prepared voices (tests/support/prepared_voices.py): preparing a voice starts a dozen child
-processes, so a test that needs a prepared voice but does not test the preparation takes a
+Compiled voices (tests/support/compiled_voices.py): compiling a voice starts a dozen child
+processes, so a test that needs a compiled voice but does not test the compilation takes a
 copy of a cache made once per run:
 
 * ``tiny_model_cache``: a writable model cache in the test's ``tmp_path`` with the tiny voice
-  (tests/fixtures/tiny-voice) and its BERT prepared. ``Engine(TINY_VOICE_ROOT,
+  (tests/fixtures/tiny-voice) and its BERT compiled. ``Engine(TINY_VOICE_ROOT,
   cache_dir=tiny_model_cache)`` loads it in a fraction of a second; other voices loaded with
-  the same BERT are prepared on top of it as usual.
-* ``prepared_caches``: the same for any fixture voices, for module-scoped engines too:
-  ``prepared_caches.copy(tmp_path_factory.mktemp("cache"), ROOT, (VOICE_DIR, source))``.
+  the same BERT are compiled on top of it as usual.
+* ``compiled_caches``: the same for any fixture voices, for module-scoped engines too:
+  ``compiled_caches.copy(tmp_path_factory.mktemp("cache"), ROOT, (VOICE_DIR, source))``.
 
 Servers: ``abuse_server``, the one tiny-voice server the abuse tests attack for the run;
-``tiny_voice_root_prepared``, for a module whose servers run on tools.server_process's
-TINY_ARGS: the first of them finds the tiny voice prepared.
+``tiny_voice_root_compiled``, for a module whose servers run on tools.server_process's
+TINY_ARGS: the first of them finds the tiny voice compiled.
 
 The slow set: tests marked ``slow`` (soak, fuzz, idle CPU, download faults, the parity with
-the reference hayakoe, the browser, preparing edited or new voices) are left out of the
+the reference hayakoe, the browser, compiling edited or new voices) are left out of the
 default run (``-m "not slow and not arm64"`` in pyproject's addopts); ``script/test -m slow``
 runs them, as .ci/run does.
 """
@@ -42,7 +42,7 @@ from wyoming_hayakoe.text.tokenizer import tokenize
 
 if TYPE_CHECKING:  # the front-end loads OpenJTalk, the engine ONNX Runtime: only the
     # fixtures that need them import them
-    from prepared_voices import PreparedCaches
+    from compiled_voices import CompiledCaches
 
     from tools.server_process import ServerProcess
     from wyoming_hayakoe.text.frontend import Phonemes, TextFrontend
@@ -51,40 +51,40 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="session")
-def prepared_caches(tmp_path_factory: pytest.TempPathFactory) -> PreparedCaches:
-    """Model caches with fixture voices prepared, each made at first use and kept for the
+def compiled_caches(tmp_path_factory: pytest.TempPathFactory) -> CompiledCaches:
+    """Model caches with fixture voices compiled, each made at first use and kept for the
     run: ``.copy(target, bert_root, voices)`` gives a writable copy, ``.master(...)`` the
     shared one (read it only)."""
-    from prepared_voices import PreparedCaches
+    from compiled_voices import CompiledCaches
 
-    return PreparedCaches(tmp_path_factory.mktemp("prepared-voices"))
+    return CompiledCaches(tmp_path_factory.mktemp("compiled-voices"))
 
 
 @pytest.fixture
-def tiny_model_cache(prepared_caches: PreparedCaches, tmp_path: Path) -> Path:
-    """A writable model cache with the tiny voice and its BERT prepared (a copy per test)."""
-    return prepared_caches.copy(tmp_path / "model-cache")
+def tiny_model_cache(compiled_caches: CompiledCaches, tmp_path: Path) -> Path:
+    """A writable model cache with the tiny voice and its BERT compiled (a copy per test)."""
+    return compiled_caches.copy(tmp_path / "model-cache")
 
 
 @pytest.fixture(scope="session")
-def tiny_voice_root_prepared(prepared_caches: PreparedCaches) -> None:
+def tiny_voice_root_compiled(compiled_caches: CompiledCaches) -> None:
     """Servers started on the fixture voice as their data dir (tools.server_process's
     TINY_ARGS) keep their models in tests/fixtures/tiny-voice/cache (gitignored): the run's
-    prepared tiny voice is put there, so in a clean clone the first such server does not
-    prepare it while a test waits. Files already there are kept (a server may map them)."""
+    compiled tiny voice is put there, so in a clean clone the first such server does not
+    compile it while a test waits. Files already there are kept (a server may map them)."""
     from tools.server_process import TINY_VOICE_ROOT
 
     def copy_new(source: str, target: str) -> None:
         if not os.path.exists(target):
             shutil.copy2(source, target)
 
-    master = prepared_caches.master()
+    master = compiled_caches.master()
     shutil.copytree(master, TINY_VOICE_ROOT / "cache", copy_function=copy_new, dirs_exist_ok=True)
 
 
 @pytest.fixture(scope="session")
 def abuse_server(
-    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_prepared: None
+    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_compiled: None
 ) -> Iterator[ServerProcess]:
     """The tiny-voice server that the abuse tests attack (test_protocol_abuse,
     test_slow_clients; see reliability_utils.abuse_server): one for the run."""

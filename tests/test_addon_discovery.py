@@ -167,7 +167,7 @@ def test_discovery_posts_the_uri_once_the_server_answers(tmp_path: Path, fake_su
         "config": {"uri": f"tcp://{socket.gethostname()}:{port}"},
     }
     assert request["describe"] is None  # describe already answered when the POST came
-    # downloads and prepared models go to the add-on's data folder, not the user's
+    # downloads and compiled models go to the add-on's data folder, not the user's
     assert (tmp_path / "data").is_dir()
 
 

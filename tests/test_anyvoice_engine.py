@@ -22,8 +22,9 @@ from anyvoice_utils import (
     good_data_dir,
     good_voices,
 )
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 
+from tools.engine_audio import float_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
@@ -43,12 +44,12 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def engine(
-    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, compiled_caches: CompiledCaches
 ) -> Engine:
     """With a cache dir: the synthesizer split at the decoder, attention on its band (the
-    run's prepared models of these voices, shared with test_anyvoice_server)."""
+    run's compiled models of these voices, shared with test_anyvoice_server)."""
     voices = (TINY_VOICE_DIR, *good_voices(data_dir))
-    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
+    cache = compiled_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
     return Engine(TINY_VOICE_ROOT, threads=1, cache_dir=cache)
 
 
@@ -155,7 +156,7 @@ def test_audio_equals_the_files_own_graph(name: str, data_dir: Path, engine: Eng
     voice = engine.load_voice(store_of(data_dir).sources()[name])
     assert voice.decoder is not None and voice.duration_predictor is not None
     params = SynthesisParams(style=voice.styles[-1], speaker_id=voice.speaker_id, **ZERO_NOISE)
-    pieces = list(engine.render(voice, TEXT, params))
+    pieces = list(float_pieces(engine, voice, TEXT, params))
     assert len(pieces) > 1  # windows of one sentence: the decoder split at work
     got = np.concatenate([p.audio for p in pieces])
 
@@ -206,7 +207,9 @@ def test_speakers_of_one_file_share_its_sessions(data_dir: Path, engine: Engine)
 def test_pauses_come_from_the_cut_out_predictor(data_dir: Path, engine: Engine) -> None:
     voice = engine.load_voice(store_of(data_dir).sources()["tiny-sbv2-aoi"])
     params = SynthesisParams(style="Neutral", **ZERO_NOISE)
-    pieces = [p for p in engine.render(voice, "はい。そうですね！", params) if p.pause_samples]
+    pieces = [
+        p for p in float_pieces(engine, voice, "はい。そうですね！", params) if p.pause_samples
+    ]
     assert len(pieces) == 1  # the second sentence, after a predicted pause
     assert pieces[0].sentence_index == 1
 
@@ -242,7 +245,7 @@ def test_without_a_ceil_node_pauses_fall_back(
     assert voice.duration_predictor is None
     assert any("0 Ceil nodes" in r.getMessage() for r in caplog.records)
     params = SynthesisParams(style="Neutral", **ZERO_NOISE)
-    assert [p.pause_samples > 0 for p in engine.render(voice, "はい。いいえ。", params)] == [
+    assert [p.pause_samples > 0 for p in float_pieces(engine, voice, "はい。いいえ。", params)] == [
         False,
         True,
     ]

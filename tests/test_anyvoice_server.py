@@ -20,10 +20,11 @@ from anyvoice_utils import (
     good_data_dir,
     good_voices,
 )
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 from wyoming.info import Describe, Info, TtsVoice
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
+from tools.engine_audio import pcm_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import first_event, read_until, synthesize
 
@@ -51,12 +52,12 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(
-    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, compiled_caches: CompiledCaches
 ) -> Iterator[ServerProcess]:
     logs = tmp_path_factory.mktemp("logs")
-    # The run's prepared models of these voices: the first request of each is not its start.
+    # The run's compiled models of these voices: the first request of each is not its start.
     voices = (TINY_VOICE_DIR, *good_voices(data_dir))
-    cache = prepared_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
+    cache = compiled_caches.copy(tmp_path_factory.mktemp("cache"), TINY_VOICE_ROOT, voices)
     extra = ("--data-dir", str(data_dir), "--cache-dir", str(cache), *QUIET)
     with start_server(logs, *extra) as proc:
         yield proc
@@ -73,7 +74,7 @@ def oracle(data_dir: Path, voice_name: str, text: str, style: str) -> np.ndarray
     params = SynthesisParams(
         style=style, speaker_id=voice.speaker_id, sdp_ratio=0, noise_scale=0, noise_scale_w=0
     )
-    pcm = b"".join(piece.pcm for piece in engine.synthesize(voice, text, params))
+    pcm = b"".join(piece.pcm for piece in pcm_pieces(engine, voice, text, params))
     return np.frombuffer(pcm, dtype=np.int16)
 
 

@@ -10,10 +10,10 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from wyoming_hayakoe.compiling.graphs import attention_band
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
-from wyoming_hayakoe.runtime import attention_band
-from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 SYNTHESIZER = ROOT / "onnx" / "speakers" / "tiny" / "synthesizer.onnx"

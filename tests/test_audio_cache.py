@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from tools.engine_audio import pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.audio_cache import AudioCache
 
@@ -28,22 +29,22 @@ def test_repeated_announcement_comes_from_the_cache() -> None:
     engine = Engine(ROOT, threads=1, audio_cache_bytes=10_000_000)
     voice = engine.load_voice(VOICE_DIR)
     text = "おはようございます。今日は燃えるゴミの日です。"
-    first = list(engine.synthesize(voice, text))
+    first = list(pcm_pieces(engine, voice, text))
     started = time.monotonic()
-    second = list(engine.synthesize(voice, text))
+    second = list(pcm_pieces(engine, voice, text))
     assert time.monotonic() - started < 1.0  # generous: a synthesis would also run BERT again
     assert [c.pcm for c in second] == [c.pcm for c in first]
     assert len(engine.audio_cache or []) == 1
     # Other parameters or another split are other entries.
-    list(engine.synthesize(voice, text, SynthesisParams(length_scale=1.2)))
-    list(engine.synthesize(voice, text.replace("。", "。\n")))
+    list(pcm_pieces(engine, voice, text, SynthesisParams(length_scale=1.2)))
+    list(pcm_pieces(engine, voice, text.replace("。", "。\n")))
     assert len(engine.audio_cache or []) == 3
 
 
 def test_unfinished_audio_is_not_cached() -> None:
     engine = Engine(ROOT, threads=1, audio_cache_bytes=10_000_000)
     voice = engine.load_voice(VOICE_DIR)
-    stream = engine.synthesize(voice, "一つ目です。二つ目です。")
+    stream = pcm_pieces(engine, voice, "一つ目です。二つ目です。")
     next(stream)
     stream.close()
     assert len(engine.audio_cache or []) == 0

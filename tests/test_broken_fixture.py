@@ -1,8 +1,8 @@
 """The deliberately broken voice (tests/fixtures/tiny-broken, ``python -m
 tools.synthetic_voice.broken``) really is broken the way it claims: whole, it is the tiny voice
-with a DC blocker on its output; prepared (split, band attention, windows), it loads and uses
-the prepared path, yet its windowed audio differs from its whole graph's, so the self-check
-of the prepared models serves it whole.
+with a DC blocker on its output; compiled (split, band attention, windows), it loads and uses
+the compiled path, yet its windowed audio differs from its whole graph's, so the self-check
+of the compiled models serves it whole.
 
 A conformance self-check must notice this voice and serve it whole. It holds only its speaker
 folder: load it with the tiny voice's BERT, ``Engine(tiny-voice).load_voice(<this folder>)``.
@@ -17,8 +17,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from tools.engine_audio import float_pieces
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY_ROOT = FIXTURES / "tiny-voice"
@@ -32,7 +33,7 @@ TOLERANCE = 1e-5
 
 def _render(engine: Engine, speaker: Path) -> tuple[list[np.ndarray], Engine]:
     voice = engine.load_voice(speaker)
-    return [chunk.audio for chunk in engine.render(voice, LONG_SENTENCE, QUIET)], engine
+    return [chunk.audio for chunk in float_pieces(engine, voice, LONG_SENTENCE, QUIET)], engine
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_whole_graph_is_the_tiny_voice_without_its_dc(whole_engine: Engine) -> N
 
 
 @pytest.mark.slow
-def test_prepared_path_differs_from_the_whole_graph_so_it_is_not_served(
+def test_compiled_path_differs_from_the_whole_graph_so_it_is_not_served(
     tiny_model_cache: Path,
 ) -> None:
     """The split loads, but decoded in windows the audio is off: the self-check measures it
@@ -123,7 +124,7 @@ def test_band_variant_keeps_its_rewrite_yet_speaks_otherwise(
     split = split_synthesizer(band_broken / "synthesizer.onnx", tmp_path)
     front_nodes = [node.name for node in onnx.load(str(split.front)).graph.node]
     assert any(".band/" in name for name in front_nodes), "the rewrite's own check must pass"
-    # The self-check of the prepared models catches what the rewrite's own check misses.
+    # The self-check of the compiled models catches what the rewrite's own check misses.
     voice = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path).load_voice(band_broken)
     check = voice.self_check
     assert check is not None and check.failed_step is not None

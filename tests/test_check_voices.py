@@ -71,4 +71,4 @@ def test_threads_below_one_are_refused_in_one_line(tmp_path: Path, threads: str)
     assert done.stderr.count("\n") == 1, done.stderr
     assert "--threads" in done.stderr and threads in done.stderr
     assert "Traceback" not in done.stderr
-    assert not cache.exists()  # refused before anything is prepared
+    assert not cache.exists()  # refused before anything is compiled

@@ -115,7 +115,7 @@ def test_a_missing_data_dir_without_downloads_is_refused(
 
 @pytest.mark.parametrize("offline", [False, True])
 def test_a_missing_download_dir_is_created(tmp_path: Path, offline: bool) -> None:
-    """Downloads go there; without downloads it still keeps the prepared models (its cache/),
+    """Downloads go there; without downloads it still keeps the compiled models (its cache/),
     as the add-on's /data beside the user's /share/hayakoe."""
     voices, new = tmp_path / "voices", tmp_path / "new"
     voices.mkdir()

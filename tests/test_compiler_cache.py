@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiled_voices import CompiledCaches
 from fs_utils import read_only
-from prepared_voices import PreparedCaches
 
+from tools.engine_audio import float_pieces
+from wyoming_hayakoe.compiling import cache
+from wyoming_hayakoe.compiling.cache import RECORD, keep, prune
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.compiler import cache
-from wyoming_hayakoe.engine.compiler.cache import RECORD, keep, prune
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
@@ -27,7 +28,7 @@ QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 
 def _audio(engine: Engine, voice_dir: Path = VOICE_DIR) -> np.ndarray:
     voice = engine.load_voice(voice_dir)
-    return np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+    return np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
 
 
 def _snapshot(directory: Path) -> dict[str, int]:
@@ -35,10 +36,10 @@ def _snapshot(directory: Path) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def compiled(prepared_caches: PreparedCaches) -> tuple[Path, np.ndarray, float]:
+def compiled(compiled_caches: CompiledCaches) -> tuple[Path, np.ndarray, float]:
     """The run's cache with the tiny voice compiled (read it only), the audio of TEXT and
     the gain."""
-    folder = prepared_caches.master()
+    folder = compiled_caches.master()
     engine = Engine(ROOT, threads=1, cache_dir=folder)
     voice = engine.load_voice(VOICE_DIR)
     assert voice.decoder is not None
@@ -125,7 +126,7 @@ def test_a_full_cache_dir_still_loads_the_voice(
         engine = Engine(ROOT, threads=1, cache_dir=folder)
         voice = engine.load_voice(VOICE_DIR)
         assert voice.decoder is None, "served from its published files"
-        audio = np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+        audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
         assert np.allclose(audio, compiled[1], atol=1e-4)
         warnings = [m for m in caplog.messages if "Compiling" in m]
         assert warnings and all("No space left" in m for m in warnings), warnings

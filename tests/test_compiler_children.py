@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tools.engine_audio import float_pieces
+from wyoming_hayakoe.compiling import children, staging
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.calibration import gain_of
-from wyoming_hayakoe.engine.compiler import children, staging
 from wyoming_hayakoe.errors import MemoryShortError, ModelFileError
 from wyoming_hayakoe.memory import MemorySeen
 
@@ -34,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _audio(engine: Engine) -> np.ndarray:
     voice = engine.load_voice(VOICE_DIR)
-    return np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+    return np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +49,11 @@ def test_a_first_start_compiles_in_two_children_and_a_second_in_none(tmp_path: P
     # Neither start imports onnx: only children edit or read graphs.
     code = (
         "import logging, sys; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
+        "from tools.engine_audio import pcm_pieces;"
         "logging.basicConfig(level=logging.INFO);"
         f"e = Engine(Path({str(ROOT)!r}), threads=1, cache_dir=Path({str(tmp_path)!r}));"
         f"v = e.load_voice(Path({str(VOICE_DIR)!r})); e.gain(v);"
-        "list(e.synthesize(v, 'はい。'));"
+        "list(pcm_pieces(e, v, 'はい。'));"
         "print('onnx imported' if 'onnx' in sys.modules else 'no onnx')"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -128,7 +130,7 @@ def _compilation_children() -> list[int]:
             command = (stat.parent / "cmdline").read_bytes()
         except (OSError, IndexError):
             continue
-        if b"compiler.child" in command:
+        if b"compiling.child" in command:
             found.append(int(stat.parent.name))
     return found
 
@@ -178,7 +180,7 @@ def test_a_child_killed_for_memory_is_reported_so_and_the_voice_served(
         engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
         voice = engine.load_voice(VOICE_DIR)
     assert watch.done, "the child finished before it could be killed"
-    audio = np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+    audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
     assert np.allclose(audio, published_audio, atol=1e-4), "the voice is served"
     (warning,) = [m for m in caplog.messages if f"at step '{step}'" in m]
     assert "out-of-memory killer" in warning and "memory" in warning
@@ -254,7 +256,7 @@ def test_a_hung_child_times_out_and_releases_the_load(
         voice = engine.load_voice(VOICE_DIR)
     assert watch.done
     assert voice.decoder is None
-    audio = np.concatenate([c.audio for c in engine.render(voice, TEXT, QUIET)])
+    audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
     assert np.allclose(audio, published_audio, atol=1e-4)
     (warning,) = [m for m in caplog.messages if "Compiling voice tiny" in m]
     assert "no progress for 3 s" in warning and "memory" not in warning

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_hayakoe.engine.compiler import staging
-from wyoming_hayakoe.engine.compiler.staging import (
+from wyoming_hayakoe.compiling import staging
+from wyoming_hayakoe.compiling.staging import (
     new_staging,
     publish,
     remove_abandoned,

@@ -20,10 +20,10 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
+from wyoming_hayakoe.compiling.graphs.decoder_stages import cut_decoder_stages, stage_path
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import WEIGHTS, split_synthesizer
 from wyoming_hayakoe.engine.decoder import Decoder, open_decoder
-from wyoming_hayakoe.runtime.decoder_stages import cut_decoder_stages, stage_path
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
-from wyoming_hayakoe.runtime.synthesizer_split import WEIGHTS, split_synthesizer
 from wyoming_hayakoe.voices.config import DecoderShape
 
 FIXTURES = Path(__file__).parent / "fixtures"

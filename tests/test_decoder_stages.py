@@ -12,12 +12,12 @@ import pytest
 from onnx import TensorProto, helper
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine.decoder import Decoder, Stage, default_windows
 from wyoming_hayakoe.engine.engine import Engine
 from wyoming_hayakoe.engine.streaming import warm_up
 from wyoming_hayakoe.pacing.sentence import HELD_WINDOW_FRAMES
 from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, DecodeSpeed, busy_seconds
-from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
 
 TINY = TINY_VOICE_DIR
 FULL = Path(

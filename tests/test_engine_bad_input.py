@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.engine_audio import float_pieces, pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.errors import UnknownStyleError
 
@@ -26,7 +27,7 @@ def engine() -> Engine:
 )
 def test_nothing_to_say_gives_no_audio(engine: Engine, text: str) -> None:
     voice = engine.load_voice(VOICE_DIR)
-    assert list(engine.synthesize(voice, text, QUIET)) == []
+    assert list(pcm_pieces(engine, voice, text, QUIET)) == []
 
 
 @pytest.mark.parametrize(
@@ -35,7 +36,7 @@ def test_nothing_to_say_gives_no_audio(engine: Engine, text: str) -> None:
 )
 def test_speakable_parts_of_mixed_text_are_spoken(engine: Engine, text: str) -> None:
     voice = engine.load_voice(VOICE_DIR)
-    chunks = list(engine.synthesize(voice, text, QUIET))
+    chunks = list(pcm_pieces(engine, voice, text, QUIET))
     assert chunks and all(len(c.pcm) % 2 == 0 for c in chunks)
     assert sum(len(c.pcm) for c in chunks) > 0
 
@@ -43,15 +44,15 @@ def test_speakable_parts_of_mixed_text_are_spoken(engine: Engine, text: str) -> 
 def test_unknown_style_and_speaker_fail_before_any_work(engine: Engine) -> None:
     voice = engine.load_voice(VOICE_DIR)
     with pytest.raises(UnknownStyleError, match="Neutral"):
-        next(engine.synthesize(voice, "はい。", SynthesisParams(style="Sleepy")))
+        next(pcm_pieces(engine, voice, "はい。", SynthesisParams(style="Sleepy")))
     with pytest.raises(UnknownStyleError, match="speaker"):
-        next(engine.synthesize(voice, "はい。", SynthesisParams(speaker_id=7)))
+        next(pcm_pieces(engine, voice, "はい。", SynthesisParams(speaker_id=7)))
 
 
 def test_100k_characters_stream_sentence_by_sentence_in_bounded_memory(engine: Engine) -> None:
     voice = engine.load_voice(VOICE_DIR)
     text = ("今日は晴れです。" * 12_500)[:100_000]
-    stream = engine.synthesize(voice, text, QUIET)
+    stream = pcm_pieces(engine, voice, text, QUIET)
     first = next(stream)
     assert first.text == "今日は晴れです。"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -66,7 +67,7 @@ def test_100k_characters_stream_sentence_by_sentence_in_bounded_memory(engine: E
 def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
     voice = engine.load_voice(VOICE_DIR)
     text = "あいうえお、" * 100  # 600 characters, no sentence end
-    pieces = {c.sentence_index: c.text for c in engine.render(voice, text, QUIET)}
+    pieces = {c.sentence_index: c.text for c in float_pieces(engine, voice, text, QUIET)}
     assert len(pieces) >= 3 and all(len(p) <= 250 for p in pieces.values())
     assert "".join(pieces[i] for i in sorted(pieces)) == text
 
@@ -74,7 +75,7 @@ def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
 def test_debug_log_says_where_the_time_went(engine: Engine, caplog) -> None:
     voice = engine.load_voice(VOICE_DIR)
     with caplog.at_level("DEBUG", logger="wyoming_hayakoe.engine"):
-        list(engine.synthesize(voice, "こんにちは。元気ですか？", QUIET))
+        list(pcm_pieces(engine, voice, "こんにちは。元気ですか？", QUIET))
     (line,) = [r.getMessage() for r in caplog.records if "s of audio" in r.getMessage()]
     for step in ("front_end", "bert", "synthesizer", "pauses"):
         assert f"{step} " in line

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 from reference_oracle import own_reference_tokenizer
 
+from tools.engine_audio import float_pieces, pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle) missing")
@@ -42,12 +43,12 @@ MULTI = [
 def engine(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    prepared_caches: PreparedCaches,
+    compiled_caches: CompiledCaches,
 ) -> Engine:
-    """``split``: prepared models (optimized, decoder split, windows); ``whole``: as published."""
+    """``split``: compiled models (optimized, decoder split, windows); ``whole``: as published."""
     if request.param == "whole":
         return Engine(ROOT, threads=2)
-    return Engine(ROOT, threads=2, cache_dir=prepared_caches.copy(tmp_path_factory.mktemp("c")))
+    return Engine(ROOT, threads=2, cache_dir=compiled_caches.copy(tmp_path_factory.mktemp("c")))
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def _our_render(engine: Engine, text: str, p: SynthesisParams) -> tuple[np.ndarr
     parts: list[np.ndarray] = []
     gaps: list[int] = []
     sentence_index = 0
-    for chunk in engine.render(voice, text, p):
+    for chunk in float_pieces(engine, voice, text, p):
         if chunk.sentence_index != sentence_index:
             gaps.append(chunk.pause_samples)
             sentence_index = chunk.sentence_index
@@ -165,7 +166,9 @@ def test_styles_and_length_scales_match_reference(
 
 def test_generator_yields_each_sentence_before_the_next_is_synthesized(engine) -> None:
     voice = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE)
-    stream = engine.synthesize(voice, "一つ目の文です。二つ目の文です。三つ目の文です。", _params())
+    stream = pcm_pieces(
+        engine, voice, "一つ目の文です。二つ目の文です。三つ目の文です。", _params()
+    )
     first = next(stream)
     assert first.text == "一つ目の文です。"
     assert len(first.pcm) > 0 and len(first.pcm) % 2 == 0
@@ -182,10 +185,10 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tiny_model_cac
     split = Engine(ROOT, threads=2, cache_dir=tiny_model_cache)
     whole = Engine(ROOT, threads=2)
     voice_dir = ROOT / "onnx" / "speakers" / VOICE
-    chunks = list(split.render(split.load_voice(voice_dir), text, _params()))
+    chunks = list(float_pieces(split, split.load_voice(voice_dir), text, _params()))
     assert split.load_voice(voice_dir).decoder is not None
     assert len(chunks) >= 2, "a long sentence must come out in several windows"
-    (reference,) = whole.render(whole.load_voice(voice_dir), text, _params())
+    (reference,) = float_pieces(whole, whole.load_voice(voice_dir), text, _params())
     stitched = np.concatenate([c.audio for c in chunks])
     assert stitched.shape == reference.audio.shape
     # Relative to the peak, at the level of float rounding: the fixture's decoder has weight on
@@ -223,9 +226,10 @@ def test_engine_never_imports_torch() -> None:
 
     code = (
         "import sys; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
+        "from tools.engine_audio import pcm_pieces;"
         f"e = Engine(Path({str(ROOT)!r}), threads=1);"
         f"v = e.load_voice(Path({str(ROOT / 'onnx' / 'speakers' / VOICE)!r}));"
-        "list(e.synthesize(v, 'こんにちは。'));"
+        "list(pcm_pieces(e, v, 'こんにちは。'));"
         "bad = [m for m in ('torch', 'transformers', 'hayakoe') if m in sys.modules];"
         "assert not bad, bad"
     )

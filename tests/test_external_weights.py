@@ -1,5 +1,5 @@
-"""Models taken apart without being held whole (runtime/external_weights.py) and their
-weight-only parts computed beforehand (runtime/constant_folding.py): the same outputs, weights
+"""Models taken apart without being held whole (compiling/graphs/external_weights.py) and their
+weight-only parts computed beforehand (graphs/constant_folding.py): the same outputs, weights
 where ONNX Runtime can map them, and nothing read from outside a model's folder."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto
 
-from wyoming_hayakoe.errors import ModelFileError
-from wyoming_hayakoe.runtime.constant_folding import fold_constants
-from wyoming_hayakoe.runtime.external_weights import (
+from wyoming_hayakoe.compiling.graphs.constant_folding import fold_constants
+from wyoming_hayakoe.compiling.graphs.external_weights import (
     ALIGNMENT,
     MIN_EXTERNAL_BYTES,
     load_graph,
     move_weights_out,
 )
+from wyoming_hayakoe.errors import ModelFileError
 
 ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
 BERT = ROOT / "onnx" / "bert" / "q8" / "bert_q8.onnx"

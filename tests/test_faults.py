@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from compiled_voices import CompiledCaches
 from fake_repo import write_tiny_voice_fixture
 from hf_server import Fault, HFTestServer
-from prepared_voices import PreparedCaches
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves, wait_for_line
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
     not TINY_VOICE_DIR.is_dir(), reason="tests/fixtures/tiny-voice is missing"
 )
 
-FIXTURE_CACHE = TINY_VOICE_ROOT / "cache"  # models prepared for the tiny voice, shared
+FIXTURE_CACHE = TINY_VOICE_ROOT / "cache"  # models compiled for the tiny voice, shared
 UNSHARE = ["unshare", "--mount", "--propagation", "private"]
 if os.geteuid() != 0:
     UNSHARE.append("--map-root-user")  # an unprivileged user may mount in its own namespace
@@ -57,7 +57,7 @@ def namespaces(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 def copy_voice_root(target: Path) -> Path:
-    """The tiny voice's root without the models the fixture's servers prepared in it."""
+    """The tiny voice's root without the models the fixture's servers compiled in it."""
     shutil.copytree(TINY_VOICE_ROOT, target, ignore=shutil.ignore_patterns("cache"))
     return target
 
@@ -164,7 +164,7 @@ async def test_failed_download_is_a_clear_error_and_resumes_later(
 
     hub.set_fault(synth, None)
     if fault == "close_mid":  # the server is back: the download resumes, the voice speaks
-        # The answer waits for the rest of the download and the new voice's preparation (a
+        # The answer waits for the rest of the download and the new voice's compilation (a
         # dozen child processes: a minute and more on a busy machine), not a reply at once.
         async with server.client(read_timeout=300) as client:
             response = await synthesize(client, SHORT_TEXT, voice=voice)
@@ -234,11 +234,11 @@ def break_voice(speakers: Path, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def broken_server(
-    tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches
+    tmp_path_factory: pytest.TempPathFactory, compiled_caches: CompiledCaches
 ) -> Iterator[ServerProcess]:
     base = tmp_path_factory.mktemp("broken")
     data = copy_voice_root(base / "data")
-    prepared_caches.copy(data / "cache")  # the models prepared for tiny
+    compiled_caches.copy(data / "cache")  # the models compiled for tiny
     for name in BROKEN:
         break_voice(data / SPEAKERS_DIR, name)
     with start(base, "--data-dir", str(data), "--voice", "tiny", "--local-files-only") as server:
@@ -259,13 +259,13 @@ async def test_broken_voice_is_a_clear_error_and_the_others_still_work(
 
 
 async def test_broken_default_voice_is_refused_while_the_others_serve(
-    tmp_path: Path, prepared_caches: PreparedCaches
+    tmp_path: Path, compiled_caches: CompiledCaches
 ) -> None:
     """A damaged default voice does not take the others down: the log says why once, a
     request for it is refused with the reason, and the installed tiny voice serves."""
     data = copy_voice_root(tmp_path / "data")
     break_voice(data / SPEAKERS_DIR, "truncated")
-    cache = prepared_caches.copy(tmp_path / "cache")  # the models prepared for tiny
+    cache = compiled_caches.copy(tmp_path / "cache")  # the models prepared for tiny
     server = start(tmp_path, "--data-dir", str(data), "--voice", "truncated",
                    "--local-files-only", "--cache-dir", str(cache))  # fmt: skip
     try:

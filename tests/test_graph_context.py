@@ -1,4 +1,4 @@
-"""The decoder's receptive field read from its graph (runtime/graph_context.py)."""
+"""The decoder's receptive field read from its graph (compiling/graphs/graph_context.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from wyoming_hayakoe.runtime.graph_context import GraphContextError, decoder_reach
-from wyoming_hayakoe.runtime.synthesizer_split import split_synthesizer
+from wyoming_hayakoe.compiling.graphs.graph_context import GraphContextError, decoder_reach
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.voices.config import DecoderShape, VoiceConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"

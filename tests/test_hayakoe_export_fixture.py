@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from prepared_voices import PreparedCaches
+from compiled_voices import CompiledCaches
 from reference_oracle import own_reference_tokenizer
 
+from tools.engine_audio import float_pieces, pcm_pieces
 from tools.server_process import start_server
 from tools.wyoming_requests import synthesize
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -92,11 +93,11 @@ def test_bert_is_a_dynamically_quantized_masked_lm() -> None:
 def engine(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    prepared_caches: PreparedCaches,
+    compiled_caches: CompiledCaches,
 ) -> Engine:
     if request.param == "whole":
         return Engine(ROOT, threads=1)
-    cache = prepared_caches.copy(tmp_path_factory.mktemp("model-cache"), ROOT, (SPEAKER,))
+    cache = compiled_caches.copy(tmp_path_factory.mktemp("model-cache"), ROOT, (SPEAKER,))
     return Engine(ROOT, threads=1, cache_dir=cache)
 
 
@@ -123,15 +124,15 @@ def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) 
     for index, sentence in enumerate(ref_speaker._split_sentences(text)):
         theirs, _ = reference._synthesize_one(sentence, params)
         ours = np.concatenate(
-            [c.audio for c in engine.render(voice, sentence, QUIET) if c.sentence_index == 0]
+            [c.audio for c in float_pieces(engine, voice, sentence, QUIET) if c.sentence_index == 0]
         )
         assert ours.shape == np.asarray(theirs).shape, (index, sentence)
         assert np.max(np.abs(theirs)) > 1e-3
         assert np.max(np.abs(ours - theirs)) <= TOLERANCE
 
 
-async def test_server_speaks_the_voice(tmp_path: Path, prepared_caches: PreparedCaches) -> None:
-    cache = prepared_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
+async def test_server_speaks_the_voice(tmp_path: Path, compiled_caches: CompiledCaches) -> None:
+    cache = compiled_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
     args = ("--data-dir", str(ROOT), "--voice", VOICE, "--local-files-only")
     args += ("--cache-dir", str(cache))
     quiet = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
@@ -139,7 +140,7 @@ async def test_server_speaks_the_voice(tmp_path: Path, prepared_caches: Prepared
     try:
         engine = Engine(ROOT, threads=1)
         voice = engine.load_voice(SPEAKER, VOICE)
-        expected = b"".join(s.pcm for s in engine.synthesize(voice, TEXTS[1], QUIET))
+        expected = b"".join(s.pcm for s in pcm_pieces(engine, voice, TEXTS[1], QUIET))
         server.wait_ready()
         async with server.client() as client:
             response = await synthesize(client, TEXTS[1], voice=VOICE)

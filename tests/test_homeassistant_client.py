@@ -38,7 +38,7 @@ NOTHING_TO_SPEAK = ["👍", "。。。", "   ", "\n"]
 
 @pytest.fixture(scope="module")
 def server(
-    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_prepared: None
+    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_compiled: None
 ) -> Iterator[ServerProcess]:
     with start_server(tmp_path_factory.mktemp("ha-client"), "--threads", "1") as proc:
         yield proc

@@ -12,10 +12,10 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from wyoming_hayakoe.runtime import position_span
-from wyoming_hayakoe.runtime.external_weights import move_weights_out
-from wyoming_hayakoe.runtime.graph_edit import topological
-from wyoming_hayakoe.runtime.optimize import optimize
+from wyoming_hayakoe.compiling.graphs import position_span
+from wyoming_hayakoe.compiling.graphs.external_weights import move_weights_out
+from wyoming_hayakoe.compiling.graphs.graph_edit import topological
+from wyoming_hayakoe.compiling.graphs.optimize import optimize
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
 BERT = Path(__file__).parent / "fixtures" / "tiny-voice" / "onnx" / "bert" / "q8" / "bert_q8.onnx"

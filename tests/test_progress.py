@@ -12,8 +12,8 @@ import pytest
 from fake_repo import write_fake_voice
 from hf_server import HFTestServer
 
+from wyoming_hayakoe.compiling import children
 from wyoming_hayakoe.engine import Engine
-from wyoming_hayakoe.engine.compiler import children
 from wyoming_hayakoe.progress import (
     COMPILE,
     DOWNLOAD,
@@ -102,7 +102,7 @@ def test_a_compile_logs_its_steps_with_their_count_and_that_it_is_still_working(
     # Every step and every poll may log here; the server's rate is one line per 3 s.
     monkeypatch.setattr(children, "LOG_INTERVAL_SECONDS", 0.0)
     monkeypatch.setattr(children, "STILL_SECONDS", 0.0)
-    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.engine.compiler")
+    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.compiling")
     board = ProgressBoard()
     done = threading.Event()
     seen: list[WorkProgress] = []
@@ -140,7 +140,7 @@ def test_the_compile_log_keeps_its_rate(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(children, "LOG_INTERVAL_SECONDS", 3600.0)
-    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.engine.compiler")
+    caplog.set_level(logging.INFO, logger="wyoming_hayakoe.compiling")
     Engine(TINY_ROOT, threads=1, cache_dir=tmp_path).open_bert()
     lines = [m for m in caplog.messages if m.startswith("Compil")]
     # The start, the first step, the end: the steps after it came sooner than the interval.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.engine_audio import pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.text import sentences
 from wyoming_hayakoe.text.smarthome import SmartHomeRewriter
@@ -40,22 +41,22 @@ def dictionary_engine(tmp_path: Path) -> Iterator[Engine]:
     finally:
         path.unlink(missing_ok=True)
         engine.refresh_user_dictionary()
-        assert engine.reading.user_dictionary is not None
-        engine.reading.user_dictionary.close()
+        assert engine.frontend_state.user_dictionary is not None
+        engine.frontend_state.user_dictionary.close()
 
 
 def test_audio_begun_before_a_dictionary_edit_is_not_served_after_it(
     dictionary_engine: Engine,
 ) -> None:
     engine = dictionary_engine
-    assert engine.reading.user_dictionary is not None
+    assert engine.frontend_state.user_dictionary is not None
     voice = engine.load_voice(VOICE_DIR)
-    begun = engine.synthesize(voice, TEXT, QUIET)
+    begun = pcm_pieces(engine, voice, TEXT, QUIET)
     old = [next(begun)]  # the first sentence, read without the word
-    _write(engine.reading.user_dictionary.path, "ソノス,ソノスソノスソノスソノス,1")
+    _write(engine.frontend_state.user_dictionary.path, "ソノス,ソノスソノスソノスソノス,1")
     assert engine.refresh_user_dictionary()  # clears the cache
     old += list(begun)  # finishes after the edit
-    again = b"".join(piece.pcm for piece in engine.synthesize(voice, TEXT, QUIET))
+    again = b"".join(piece.pcm for piece in pcm_pieces(engine, voice, TEXT, QUIET))
     # Read with the new word (much longer), not the old request's audio from the cache.
     assert len(again) > len(b"".join(piece.pcm for piece in old)) * 1.2
     assert len(engine.audio_cache or []) == 1
@@ -65,14 +66,14 @@ def test_the_key_of_a_request_names_the_dictionary_state(dictionary_engine: Engi
     """Identical requests share one synthesis by this key: one begun before an edit is not
     shared with one made after it."""
     engine = dictionary_engine
-    assert engine.reading.user_dictionary is not None
+    assert engine.frontend_state.user_dictionary is not None
     voice = engine.load_voice(VOICE_DIR)
-    before = engine.synthesis_key(voice, engine.prepare(TEXT), QUIET)
-    _write(engine.reading.user_dictionary.path, "ソノス,ソノスソノス,1")
+    before = engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
+    _write(engine.frontend_state.user_dictionary.path, "ソノス,ソノスソノス,1")
     assert engine.refresh_user_dictionary()
-    after = engine.synthesis_key(voice, engine.prepare(TEXT), QUIET)
+    after = engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
     assert before is not None and after is not None and before != after
-    assert after == engine.synthesis_key(voice, engine.prepare(TEXT), QUIET)
+    assert after == engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
 
 
 def test_refreshes_do_not_interleave(
@@ -80,7 +81,7 @@ def test_refreshes_do_not_interleave(
 ) -> None:
     """Two threads refreshing at once: each check, new front-end and cache clear is one step."""
     engine = dictionary_engine
-    assert engine.reading.user_dictionary is not None
+    assert engine.frontend_state.user_dictionary is not None
     events: list[str] = []
 
     def slow_refresh() -> bool:
@@ -88,7 +89,7 @@ def test_refreshes_do_not_interleave(
         time.sleep(0.2)
         return True
 
-    monkeypatch.setattr(engine.reading.user_dictionary, "refresh", slow_refresh)
+    monkeypatch.setattr(engine.frontend_state.user_dictionary, "refresh", slow_refresh)
     cache = engine.audio_cache
     assert cache is not None
     monkeypatch.setattr(cache, "clear", lambda: events.append("cleared"))
@@ -113,7 +114,7 @@ def test_a_text_is_rewritten_once(monkeypatch: pytest.MonkeyPatch) -> None:
         return rewrite(self, text)
 
     monkeypatch.setattr(SmartHomeRewriter, "rewrite", counted)
-    pieces = list(engine.synthesize(voice, "7:30です。45%の音量です。", QUIET))
+    pieces = list(pcm_pieces(engine, voice, "7:30です。45%の音量です。", QUIET))
     assert len(pieces) == 2
     assert calls == ["7:30です。45%の音量です。"]
 

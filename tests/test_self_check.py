@@ -1,4 +1,4 @@
-"""The self-check of a voice's compiled models (engine/compiler/self_check.py, voice_job.py).
+"""The self-check of a voice's compiled models (compiling/self_check.py, voice_job.py).
 
 Broken voices are made here from the tiny voice by graph edits: a DC blocker over the output
 (windows no longer add up to the whole), and a weight changed in the split decoder or front
@@ -17,17 +17,18 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from compiled_voices import CompiledCaches
 from fresh_python import run_check
 from onnx import helper, numpy_helper
-from prepared_voices import PreparedCaches
 
+from tools.engine_audio import float_pieces
+from wyoming_hayakoe.compiling import self_check, voice_job
+from wyoming_hayakoe.compiling.cache import RECORD
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import SplitSynthesizer, split_synthesizer
+from wyoming_hayakoe.compiling.jobs import VoiceJob
+from wyoming_hayakoe.compiling.voice_models import voice_folder
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.compiler import self_check, voice_job
-from wyoming_hayakoe.engine.compiler.cache import RECORD
-from wyoming_hayakoe.engine.compiler.jobs import VoiceJob
-from wyoming_hayakoe.engine.compiler.voice_models import voice_folder
 from wyoming_hayakoe.engine.voice import Voice, speaker_of
-from wyoming_hayakoe.runtime.synthesizer_split import SplitSynthesizer, split_synthesizer
 from wyoming_hayakoe.voices.config import VoiceConfig
 from wyoming_hayakoe.voices.sources import hayakoe_source
 
@@ -51,9 +52,9 @@ def _recorded(cache: Path) -> self_check.SelfCheckResult | None:
 
 
 @pytest.fixture(scope="module")
-def tiny_cache(tmp_path_factory: pytest.TempPathFactory, prepared_caches: PreparedCaches) -> Path:
+def tiny_cache(tmp_path_factory: pytest.TempPathFactory, compiled_caches: CompiledCaches) -> Path:
     """A cache holding the tiny voice's compiled models and self-check result."""
-    return prepared_caches.copy(tmp_path_factory.mktemp("tiny-cache"))
+    return compiled_caches.copy(tmp_path_factory.mktemp("tiny-cache"))
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +118,7 @@ def _checks_run(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def _render(engine: Engine, speaker: Path) -> np.ndarray:
     voice = engine.load_voice(speaker)
-    return np.concatenate([c.audio for c in engine.render(voice, LONG_SENTENCE, QUIET)])
+    return np.concatenate([c.audio for c in float_pieces(engine, voice, LONG_SENTENCE, QUIET)])
 
 
 def test_tiny_voice_passes_and_serves_the_compiled_path(

@@ -29,6 +29,7 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
+from tools.engine_audio import pcm_pieces
 from tools.server_process import (
     REPO_ROOT,
     TINY_VOICE_DIR,
@@ -59,7 +60,7 @@ QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads"
 
 @pytest.fixture(scope="module")
 def server_and_oracle(
-    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_prepared: None
+    tmp_path_factory: pytest.TempPathFactory, tiny_voice_root_compiled: None
 ) -> Iterator[tuple[ServerProcess, Oracle]]:
     proc = start_server(
         tmp_path_factory.mktemp("server"), *QUIET, "--samples-per-chunk", str(SAMPLES_PER_CHUNK)
@@ -74,7 +75,7 @@ def server_and_oracle(
 
         def sentences(text: str, style: str = "Neutral") -> list[bytes]:
             params = SynthesisParams(style=style, sdp_ratio=0, noise_scale=0, noise_scale_w=0)
-            return [s.pcm for s in engine.synthesize(voice, text, params)]
+            return [s.pcm for s in pcm_pieces(engine, voice, text, params)]
 
         proc.wait_ready()
         yield proc, sentences

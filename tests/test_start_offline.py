@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from compiled_voices import CompiledCaches
 from fake_repo import write_tiny_voice_fixture
 from hf_server import HFTestServer
-from prepared_voices import PreparedCaches
 from reliability_utils import SHORT_TEXT, assert_clean_log, assert_still_serves, wait_for_line
 from wyoming.info import Describe, Info
 
@@ -55,12 +55,12 @@ def start(tmp_path: Path, data: Path, port: int, voice: str, cache: Path) -> Ser
 
 
 async def test_default_voice_arrives_when_the_hub_answers(
-    tmp_path: Path, prepared_caches: PreparedCaches
+    tmp_path: Path, compiled_caches: CompiledCaches
 ) -> None:
     """The default voice is a catalog voice not on disk; the installed tiny voice serves."""
     data = tmp_path / "data"
     shutil.copytree(TINY_VOICE_ROOT, data, ignore=shutil.ignore_patterns("cache"))
-    cache = prepared_caches.copy(tmp_path / "cache")
+    cache = compiled_caches.copy(tmp_path / "cache")
     hub_root = tmp_path / "hub"
     assert write_tiny_voice_fixture(hub_root, CATALOG_VOICE) is not None
     port = free_port()  # nothing listens there yet: connections are refused
@@ -96,13 +96,13 @@ async def test_default_voice_arrives_when_the_hub_answers(
 
 
 async def test_missing_bert_arrives_when_the_hub_answers(
-    tmp_path: Path, prepared_caches: PreparedCaches
+    tmp_path: Path, compiled_caches: CompiledCaches
 ) -> None:
     """The tiny voice is installed but the shared BERT is not: nothing can speak until it
     arrives, and every request says why."""
     data = tmp_path / "data"
     shutil.copytree(TINY_VOICE_DIR, data / SPEAKERS_DIR / "tiny")
-    cache = prepared_caches.copy(tmp_path / "cache")
+    cache = compiled_caches.copy(tmp_path / "cache")
     hub_root = tmp_path / "hub"
     shutil.copytree(TINY_VOICE_ROOT, hub_root, ignore=shutil.ignore_patterns("cache", "speakers"))
     port = free_port()

@@ -14,8 +14,9 @@ import pytest
 from fake_repo import write_fake_bert
 from hf_server import HFTestServer
 
+from tools.engine_audio import float_pieces
+from wyoming_hayakoe.compiling.voice_models import voice_folder
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.compiler.voice_models import voice_folder
 from wyoming_hayakoe.errors import ModelFileError, UnknownStyleError
 from wyoming_hayakoe.service.voice_names import request_params
 from wyoming_hayakoe.voices import layout
@@ -39,7 +40,7 @@ def _copy_voice(data: Path, name: str) -> Path:
 
 def _audio(engine: Engine, folder: Path, params: SynthesisParams = PARAMS) -> np.ndarray:
     voice = engine.load_voice(folder)
-    return np.concatenate([piece.audio for piece in engine.render(voice, TEXT, params)])
+    return np.concatenate([piece.audio for piece in float_pieces(engine, voice, TEXT, params)])
 
 
 def _save_with_external_data(model: Path) -> Path:
@@ -77,7 +78,7 @@ def test_q8_synthesizer_stands_in_for_an_absent_synthesizer(
     assert store.missing_files("q8") is None
     assert layout.synthesizer_file(folder) == folder / "synthesizer_q8.onnx"
     np.testing.assert_array_equal(_audio(whole_engine, folder), tiny_audio)
-    # Prepared (split and optimized) from the q8 file just as well.
+    # Compiled (split and optimized) from the q8 file just as well.
     split = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path / "cache")
     assert split.load_voice(folder).decoder is not None
     assert np.max(np.abs(_audio(split, folder) - tiny_audio)) <= 1e-4
@@ -209,4 +210,4 @@ def test_speaker_ids_are_the_values_of_spk2id(
     assert first.shape != second.shape or np.max(np.abs(first - second)) > 1e-3
     for position in (0, 1):
         with pytest.raises(UnknownStyleError, match="no speaker id"):
-            list(whole_engine.render(voice, TEXT, SynthesisParams(speaker_id=position)))
+            list(float_pieces(whole_engine, voice, TEXT, SynthesisParams(speaker_id=position)))

@@ -68,8 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.debug else logging.WARNING, format=logging.BASIC_FORMAT
     )
     # Imported after parsing: --help and argument errors need no ONNX Runtime.
+    from .compiling.voice_models import voice_folder
     from .engine import Engine
-    from .engine.compiler.voice_models import voice_folder
     from .service.voice_names import VoiceNames
     from .voices.store import VoiceStore
 

@@ -202,7 +202,7 @@ def build_parser() -> OneLineArgumentParser:
     add(
         "--cache-dir",
         type=Path,
-        help="where models prepared for this machine are kept: split for sound inside a "
+        help="where models compiled for this machine are kept: split for sound inside a "
         "sentence and optimized once (default: DOWNLOAD_DIR/cache; if not writable, models "
         "load as published and each sentence comes whole)",
     )

@@ -17,7 +17,7 @@ class ModelFileError(HayakoeError):
 
 
 class MemoryShortError(HayakoeError):
-    """Memory ran out while loading or preparing a model.
+    """Memory ran out while loading or compiling a model.
 
     The message says which step, what memory was seen, and how to give it more; it never
     blames the files, which are fine.

@@ -26,7 +26,7 @@ SBV2_VOICES = {
 
 def good_data_dir(root: Path) -> Path:
     """A data dir with the AIVMX file in ``aivmx/`` and the export in ``sbv2/``. The files
-    keep their times: models prepared for one such dir are found for any other (the model
+    keep their times: models compiled for one such dir are found for any other (the model
     cache's key is a file's size and time, see :func:`good_voices`)."""
     (root / "aivmx").mkdir(parents=True, exist_ok=True)
     shutil.copy2(AIVMX_FIXTURE, root / "aivmx" / AIVMX_FIXTURE.name)
@@ -36,7 +36,7 @@ def good_data_dir(root: Path) -> Path:
 
 def good_voices(data_dir: Path) -> tuple[VoiceSource, ...]:
     """The voices of :func:`good_data_dir`'s two files (every speaker), as the store finds
-    them: what a prepared cache for them is made of (conftest's ``prepared_caches``)."""
+    them: what a compiled cache for them is made of (conftest's ``compiled_caches``)."""
     sources = VoiceStore([data_dir], local_files_only=True).sources()
     return tuple(sources[name] for name in sorted({*AIVMX_VOICES, *SBV2_VOICES}))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.engine_audio import float_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
@@ -44,7 +45,7 @@ def compute(engine: Engine) -> dict[str, np.ndarray]:
     """Everything compared across architectures, for SENTENCE."""
     phonemes = engine.frontend.phonemize(SENTENCE)
     voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
-    audio = [s.audio for s in engine.render(voice, SENTENCE, DETERMINISTIC)]
+    audio = [s.audio for s in float_pieces(engine, voice, SENTENCE, DETERMINISTIC)]
     return {
         "phone_ids": np.asarray(phonemes.phone_ids),
         "tone_ids": np.asarray(phonemes.tone_ids),

@@ -1,7 +1,7 @@
 """A stand-in for the engine, for fast in-process tests of the service, handler and connection.
 
 It has the engine's interface (``load_voice``, ``gain``, ``refresh_user_dictionary``,
-``prepare``, ``synthesis_key``, ``cached_audio``, ``synthesis_steps``) and records what it
+``prepare``, ``kept_audio``, ``synthesis_steps``) and records what it
 was asked, but synthesizes nothing: each sentence becomes a fixed number of samples derived
 from its text, so tests can check exactly what was sent.
 The voices are read from real voice folders (their config.json), as the engine reads them.
@@ -120,13 +120,16 @@ class FakeEngine:
         sentences = [s.text for s in split_for_synthesis(text)] if whole else [text]
         return FakePrepared(text, sentences, whole)
 
-    def synthesis_key(
-        self, voice: FakeVoice, prepared: FakePrepared, params: SynthesisParams
-    ) -> Hashable | None:
-        return (voice.name, params, prepared.rewritten, prepared.whole)
-
-    def cached_audio(self, key: Hashable) -> list[PcmPiece] | None:
-        return None
+    def kept_audio(
+        self,
+        voice: FakeVoice,
+        prepared: FakePrepared,
+        params: SynthesisParams,
+        continuation: Continuation | None = None,
+    ) -> tuple[Hashable | None, list[PcmPiece] | None]:
+        if continuation is not None:
+            return None, None
+        return (voice.name, params, prepared.rewritten, prepared.whole), None
 
     def synthesis_steps(
         self,

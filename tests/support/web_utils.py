@@ -63,7 +63,7 @@ async def web_service(
     params: SynthesisParams | None = None,
     max_waiting: int = 16,
 ) -> AsyncIterator[WebFixture]:
-    """A service with the tiny voice loaded (``cache`` keeps the prepared models between
+    """A service with the tiny voice loaded (``cache`` keeps the compiled models between
     tests) and the web app on it. ``share`` is a user's folder before ``data`` (as the
     add-on's /share/hayakoe); ``data`` is the download dir."""
     dirs = [share, data] if share is not None else [data]
@@ -152,12 +152,12 @@ def tree(root: Path) -> list[str]:
 
 
 def model_cache_fixture() -> Any:
-    """A module's ``model_cache`` fixture: a copy of the run's prepared tiny voice
-    (conftest's ``prepared_caches``) shared by the module's tests."""
+    """A module's ``model_cache`` fixture: a copy of the run's compiled tiny voice
+    (conftest's ``compiled_caches``) shared by the module's tests."""
 
     @pytest.fixture(scope="module")
-    def model_cache(tmp_path_factory: pytest.TempPathFactory, prepared_caches: Any) -> Path:
-        return Path(prepared_caches.copy(tmp_path_factory.mktemp("model-cache")))
+    def model_cache(tmp_path_factory: pytest.TempPathFactory, compiled_caches: Any) -> Path:
+        return Path(compiled_caches.copy(tmp_path_factory.mktemp("model-cache")))
 
     return model_cache
 

@@ -4,7 +4,7 @@ script/benchmark                       # full run, writes BENCHMARKS.md
 script/benchmark --voice-root /tmp/full-voice --rounds 3 --threads 2
 script/benchmark --quick --out /tmp/quick.md   # smoke run: two texts, one round
 script/benchmark --several-clients --baseline ../main   # several listeners at once
-script/benchmark --memory 1000 [--prepared-memory 700] [--slow-board]   # starts in a cgroup
+script/benchmark --memory 1000 [--compiled-memory 700] [--slow-board]   # starts in a cgroup
 """
 
 from __future__ import annotations
@@ -112,14 +112,14 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="MB",
         help="measure nothing else: a first start without a limit, one in a memory cgroup of "
         "MB megabytes (server and children, page cache included) and a start on the cache it "
-        "filled in --prepared-memory MB; ready time, peak, OOM kills, audio (needs root)",
+        "filled in --compiled-memory MB; ready time, peak, OOM kills, audio (needs root)",
     )
     parser.add_argument(
-        "--prepared-memory",
+        "--compiled-memory",
         type=int,
         default=700,
         metavar="MB",
-        help="the prepared start's limit in the memory mode (default 700)",
+        help="the compiled start's limit in the memory mode (default 700)",
     )
     parser.add_argument(
         "--offline",
@@ -301,7 +301,7 @@ def _memory_mode(args: argparse.Namespace, root: Path, voice: str, threads: int,
         condition = f", pinned to CPU {cpu} beside a busy loop" if cpu >= 0 else ""
         _LOGGER.info("Memory mode, %d threads%s; logs in %s", threads, condition, work)
         results = memory_mode.run(
-            args.repo, root, voice, threads, args.memory, args.prepared_memory, work
+            args.repo, root, voice, threads, args.memory, args.compiled_memory, work
         )
     memory_mode.save(results, work / "memory.json")
     sys.stdout.write(_conditions(info, f"{threads} threads{condition}", args.repo))

@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from wyoming_hayakoe.compiling.graphs.optimize import optimize
+from wyoming_hayakoe.compiling.graphs.synthesizer_split import WEIGHTS, split_synthesizer
 from wyoming_hayakoe.engine.decoder import Decoder
 from wyoming_hayakoe.engine.engine import Engine
-from wyoming_hayakoe.runtime.optimize import optimize
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
-from wyoming_hayakoe.runtime.synthesizer_split import WEIGHTS, split_synthesizer
 
 
 def _through_whole(

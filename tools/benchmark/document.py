@@ -41,12 +41,12 @@ METHOD = """\
   the reference after `prepare()` (and, on the second row, after one short `generate()`).
   Four voices: a data dir with the shared BERT and four separate copies of the voice (each
   model file with its own content); ours after one short request to each voice (second
-  start: the first prepares the copies' models in the server's cache), the reference after
+  start: the first compiles the copies' models in the server's cache), the reference after
   loading all four (`prepare()`). *Added per further voice* = (four voices − one voice) / 3.
 - *Repeated announcement*: a text is requested twice in a row; the figure is the second
   request's first audio (a new text every round).
 - *Audio parity*: noise, stochastic durations and `sdp_ratio` at 0; our engine's float
-  audio (`Engine.render`, whole published graph and the prepared, split graph) against the
+  audio (`tools/engine_audio.py`, whole published graph and the compiled, split graph) against the
   reference's float audio before its peak normalization, same sentence splitting and
   pauses; then the PCM our server sends (started with `--noise-scale 0 --noise-w 0
   --sdp-ratio 0`) against the engine's own PCM for the same text.

@@ -1,4 +1,4 @@
-"""``script/benchmark --memory MB``: a first start and a prepared start inside a memory cgroup.
+"""``script/benchmark --memory MB``: a first start and a compiled start inside a memory cgroup.
 
 Three starts of the server, each in a memory cgroup of its own that also holds every child it
 starts (tools/benchmark/memory_cgroup.py):
@@ -6,7 +6,7 @@ starts (tools/benchmark/memory_cgroup.py):
 1. a first start (empty cache) without a limit: the reference;
 2. a start on the cache it filled, without a limit: how far two unconstrained starts differ;
 3. a first start (another empty cache) limited to ``--memory`` MB;
-4. a start on the cache the third one filled, limited to ``--prepared-memory`` MB.
+4. a start on the cache the third one filled, limited to ``--compiled-memory`` MB.
 
 Each reports when the server was ready, the cgroup's peak (page cache included), the OOM
 kills, and, after one request at zero noise, whether its audio equals the reference's (in
@@ -60,15 +60,15 @@ def run(
     voice: str,
     threads: int,
     first_mb: int,
-    prepared_mb: int,
+    compiled_mb: int,
     work: Path,
 ) -> list[StartResult]:
     """The four starts, one after another."""
     plan = [
         ("first start, no limit", None, work / "cache-unlimited"),
-        ("prepared start, no limit", None, work / "cache-unlimited"),
+        ("compiled start, no limit", None, work / "cache-unlimited"),
         (f"first start in {first_mb} MB", first_mb, work / "cache-limited"),
-        (f"prepared start in {prepared_mb} MB", prepared_mb, work / "cache-limited"),
+        (f"compiled start in {compiled_mb} MB", compiled_mb, work / "cache-limited"),
     ]
     results = []
     for label, limit, cache in plan:

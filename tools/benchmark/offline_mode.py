@@ -2,7 +2,7 @@
 memory cgroup.
 
 1. The default voice is a catalog voice that is not on disk, ``--voice`` is installed (its
-   models prepared by a start before), and the hub refuses connections (``HF_ENDPOINT`` on a
+   models compiled by a start before), and the hub refuses connections (``HF_ENDPOINT`` on a
    loopback port nothing listens on). Reports when the server listened, when the installed
    voice's first request was answered, and when a request for the missing default voice was
    refused (at once: the background retry already knows why).
@@ -66,7 +66,7 @@ def _unreachable_hub(
     options = ("--data-dir", str(data), "--threads", str(threads),
                "--cache-dir", str(work / "offline-cache"))  # fmt: skip
     # A start that prepares the installed voice's models first: the measured start is a
-    # prepared one, as on a box that lost its network after it had been set up.
+    # compiled one, as on a box that lost its network after it had been set up.
     with start_server(work, *options, "--voice", installed, "--local-files-only", base_args=(),
                       tree=repo, log_name="offline-prepare.log"):  # fmt: skip
         pass

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from tools.engine_audio import float_pieces, pcm_pieces
+
 TOLERANCE = 1e-4
 
 
@@ -27,10 +29,10 @@ def _ours(root: Path, voice: str, text: str, threads: int, cache_dir: Path | Non
     engine = Engine(root, threads=threads, cache_dir=cache_dir)
     loaded = engine.load_voice(root / "onnx" / "speakers" / voice, voice)
     parts: list[np.ndarray] = []
-    for chunk in engine.render(loaded, text, params):
+    for chunk in float_pieces(engine, loaded, text, params):
         parts.append(np.zeros(chunk.pause_samples, np.float32))
         parts.append(chunk.audio)
-    pcm = b"".join(c.pcm for c in engine.synthesize(loaded, text, params))
+    pcm = b"".join(c.pcm for c in pcm_pieces(engine, loaded, text, params))
     return np.concatenate(parts), pcm, engine.gain(loaded)
 
 

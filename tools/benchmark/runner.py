@@ -86,7 +86,7 @@ def start_reference(cfg: Config, name: str) -> tuple[Reference, Start]:
 
 def startup_phase(cfg: Config, res: Results) -> tuple[Server, Reference]:
     """Start each side 1 + rounds times (the first start is a warm-up: page cache, and our
-    prepared-model cache if the server keeps one). The last processes stay up for the rest."""
+    compiled-model cache if the server keeps one). The last processes stay up for the rest."""
     server: Server | None = None
     ref: Reference | None = None
     try:
@@ -204,7 +204,7 @@ def wyoming_bench_phase(cfg: Config, server: Server, res: Results) -> None:
 
 
 def _four_voices_ours(cfg: Config, data: Path, names: list[str]) -> dict[str, float]:
-    """Two starts: the first prepares the copies' models (the server caches them in the data
+    """Two starts: the first compiles the copies' models (the server caches them in the data
     dir, as it would for a user); the second is measured."""
     result: dict[str, float] = {}
     for attempt in ("warm-up", "measured"):

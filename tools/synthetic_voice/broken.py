@@ -1,4 +1,4 @@
-"""A deliberately broken voice: whole, it speaks; prepared for streaming, it does not.
+"""A deliberately broken voice: whole, it speaks; compiled for streaming, it does not.
 
 ``python -m tools.synthetic_voice.broken`` copies a speaker directory and appends a DC blocker
 to its synthesizer's output: ``audio = tanh_out - mean(tanh_out over time)``. The file loads,
@@ -13,7 +13,7 @@ removal) breaks windowed decoding just so; a conformance self-check must catch i
 ``--break band`` makes another kind instead: in every text-encoder attention layer the
 relative-key logits are scaled by 1.5 once the text is longer than BAND_GATE phones. The band
 rewrite matches the layers and checks itself on a 12-phone probe, where nothing is scaled, so
-it keeps its rewrite, which leaves the scale out: the prepared front differs from the whole
+it keeps its rewrite, which leaves the scale out: the compiled front differs from the whole
 graph on every longer text. Made in a second on demand (``tests/test_broken_fixture.py``
 writes it into a temporary folder), it is not committed.
 

@@ -3,8 +3,8 @@
 No asyncio and no Wyoming here: callers on an event loop run the engine in a worker thread.
 """
 
+from ..compiling.compiled import SelfCheckResult
 from ..pacing.scheduler import Pacing
-from .compiler.self_check import SelfCheckResult
 from .engine import Continuation, Engine, PcmPiece
 from .params import SynthesisParams
 from .voice import Voice

@@ -58,7 +58,7 @@ def check_inputs(session: ort.InferenceSession, path: Path) -> None:
 def check_vocabulary(session: ort.InferenceSession, path: Path, max_token_id: int) -> None:
     """Embed the tokenizer's largest id once: ONNX Runtime refuses an id past the embedding
     table, and says nothing of it until then. Runs the BERT, so it is done when the BERT is
-    compiled and its verdict kept (see compiler/bert.py)."""
+    compiled and its verdict kept (see compiling/bert.py)."""
     ids = np.asarray([[max_token_id]], dtype=np.int64)
     try:
         session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})

@@ -2,7 +2,7 @@
 models are checked on them against its published synthesizer.
 
 The server computes their synthesizer inputs (front-end and BERT: small) once per voice; the
-compilation child (compiler/voice_job.py) checks the compiled models on them and measures the
+compilation child (compiling/voice_job.py) checks the compiled models on them and measures the
 gain of the audio as served. A voice not compiled here is calibrated in the process. Either way
 the sentences are decoded in the fixed default windows, so the gain does not depend on how
 fast the machine is.

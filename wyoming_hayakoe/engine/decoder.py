@@ -1,7 +1,7 @@
 """Decoding a sentence's latent as a stream, stage by stage, so sound plays while it decodes.
 
 The decoder (a HiFi-GAN-like generator) runs as its stages (conv_pre, each upsampling step with
-its residual blocks, conv_post; see runtime/decoder_stages.py). Every stage is a stack of
+its residual blocks, conv_post; see compiling/graphs/decoder_stages.py). Every stage is a stack of
 convolutions at one rate: an output sample reads only a few input samples either side (its
 reach). Fed its input piece by piece, a stage emits the outputs whose reach is complete and
 keeps the last input samples it will read again; a piece recomputes only those few samples of
@@ -252,7 +252,7 @@ def open_decoder(
     settings: RuntimeSettings,
     context: int | None = None,
 ) -> Decoder:
-    """The decoder's compiled stages (see runtime/decoder_stages.py), opened; ``names`` are
+    """The decoder's compiled stages (see compiling/graphs/decoder_stages.py), opened; ``names`` are
     the latent's and the condition's, ``context`` the whole decoder's reach if known from its
     graph."""
     latent, condition = names

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..compiling.compiled import cache_key, open_bert, prune, remove_abandoned, writable
 from ..pacing.scheduler import Pacing
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..text.frontend import Phonemes, TextFrontend
@@ -27,14 +28,11 @@ from . import rendering
 from .audio_cache import AudioCache
 from .bert import BertEncoder
 from .calibration import CALIBRATION_TEXT, Calibration, calibration
-from .compiler.bert import open_bert
-from .compiler.cache import cache_key, prune, writable
-from .compiler.staging import remove_abandoned
+from .frontend_state import FrontendState
 from .loaded_voices import LoadedVoices
 from .params import SynthesisParams
-from .pieces import AudioPiece, Continuation, PcmPiece
+from .pieces import Continuation, PcmPiece
 from .prepared import PreparedText
-from .reading import Reading
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -54,7 +52,7 @@ class Engine:
         audio_cache_bytes: int = 0,
         user_dictionary: Path | None = None,
     ) -> None:
-        """``cache_dir``: where models compiled for this machine are kept (see compiler/);
+        """``cache_dir``: where models compiled for this machine are kept (see compiling/);
         without it models load as published and sentences come out whole.
         ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
         ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited.
@@ -68,8 +66,8 @@ class Engine:
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         self._tokenizer = load_tokenizer(layout.tokenizer_dir(bert_root))
         self._user_dictionary = user_dictionary
-        self._reading: Reading | None = None
-        self._reading_lock = threading.Lock()
+        self._frontend_state: FrontendState | None = None
+        self._frontend_lock = threading.Lock()
         self._bert_model = layout.bert_model(bert_root)
         self._bert: BertEncoder | None = None
         self._bert_lock = threading.Lock()
@@ -78,21 +76,21 @@ class Engine:
         )
 
     @property
-    def reading(self) -> Reading:
+    def frontend_state(self) -> FrontendState:
         """The text front-end with the user dictionary (opened now if it is not yet)."""
-        return self._reading or self.open_text()
+        return self._frontend_state or self.open_text()
 
-    def open_text(self) -> Reading:
+    def open_text(self) -> FrontendState:
         """Open the text front-end (OpenJTalk's dictionaries, the user dictionary), once."""
-        with self._reading_lock:
-            if self._reading is None:
+        with self._frontend_lock:
+            if self._frontend_state is None:
                 started = time.monotonic()
                 frontend = TextFrontend(self._tokenizer, smart_home=True)
-                reading = Reading(frontend, self._user_dictionary, self._clear_audio_cache)
-                reading.refresh()
-                self._reading = reading
+                state = FrontendState(frontend, self._user_dictionary, self._clear_audio_cache)
+                state.refresh()
+                self._frontend_state = state
                 _LOGGER.info("Loaded the text front-end in %.2f s", time.monotonic() - started)
-            return self._reading
+            return self._frontend_state
 
     @property
     def bert(self) -> BertEncoder:
@@ -158,36 +156,42 @@ class Engine:
     @property
     def frontend(self) -> TextFrontend:
         """The text front-end with the user dictionary's words in effect now."""
-        return self.reading.frontend
+        return self.frontend_state.frontend
 
     @property
     def dictionary_generation(self) -> int:
-        """Counts the user dictionary's edits applied so far (see reading.py)."""
-        return self.reading.generation
+        """Counts the user dictionary's edits applied so far (see frontend_state.py)."""
+        return self.frontend_state.generation
 
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
         Compiling takes seconds: servers call it outside the synthesis slot."""
-        return self.reading.refresh()
+        return self.frontend_state.refresh()
 
     def _clear_audio_cache(self) -> None:
         if self.audio_cache is not None:
             self.audio_cache.clear()  # cached readings may have changed
 
     def prepare(self, text: str | TextWithReading, whole: bool = True) -> PreparedText:
-        """The text of a request, rewritten and split once (see Reading.prepare)."""
-        return self.reading.prepare(text, whole)
+        """The text of a request, rewritten and split once (see FrontendState.prepare)."""
+        return self.frontend_state.prepare(text, whole)
 
-    def synthesis_key(
-        self, voice: Voice, prepared: PreparedText, params: SynthesisParams
-    ) -> Hashable | None:
-        """What decides a request's audio: the same key, the same audio. None for a text
-        too long to keep (it is neither cached nor shared)."""
-        if len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
-            return None
+    def kept_audio(
+        self,
+        voice: Voice,
+        prepared: PreparedText,
+        params: SynthesisParams,
+        continuation: Continuation | None = None,
+    ) -> tuple[Hashable | None, list[PcmPiece] | None]:
+        """The key of a request's audio (the same key, the same audio: identical requests
+        share one synthesis by it), and that audio if an earlier request's is still kept.
+        The key is None for a continuation or a text too long to keep: neither kept nor
+        shared."""
+        if continuation is not None or len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
+            return None, None
         # The rewritten text and the reading given decide the sentences and, with the user
         # dictionary's state, the sounds and pauses.
-        return (
+        key = (
             voice.source.path.resolve(),
             params,
             prepared.rewritten,
@@ -195,24 +199,8 @@ class Engine:
             prepared.dictionary_generation,
             prepared.reading,
         )
-
-    def cached_audio(self, key: Hashable) -> list[PcmPiece] | None:
-        """The finished audio of an earlier request with this key, if it is still kept."""
         cached = self.audio_cache.get(key) if self.audio_cache is not None else None
-        return None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
-
-    def synthesize(
-        self,
-        voice: Voice,
-        text: str | TextWithReading,
-        params: SynthesisParams | None = None,
-        continuation: Continuation | None = None,
-    ) -> Iterator[PcmPiece]:
-        """Yield PCM as soon as it is synthesized: sentence by sentence, window by window."""
-        steps = self.synthesis_steps(
-            voice, self.prepare(text), params or SynthesisParams(), continuation
-        )
-        return (piece for piece in steps if piece is not None)
+        return key, None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
 
     def synthesis_steps(
         self,
@@ -222,19 +210,24 @@ class Engine:
         continuation: Continuation | None = None,
         pacing: Pacing | None = None,
     ) -> Iterator[PcmPiece | None]:
-        """:meth:`synthesize`, one step per unit of work: a sentence's front-end, BERT and
-        text encoder, then each decoder window. After each step, the PCM to send, or None
-        when there is nothing to send yet; a caller may run other work between two steps.
-        The finished audio of a whole text goes into the audio cache."""
+        """The audio of ``prepared`` as 16-bit PCM, one step per unit of work: a sentence's
+        front-end, BERT and text encoder, then each decoder window. After each step, the PCM
+        to send, or None when there is nothing to send yet; a caller may run other work
+        between two steps. ``pacing``: when the client runs out of audio and how many requests
+        share the machine (default: the continuation's client, alone). The audio of a whole
+        text comes from the audio cache and goes into it (see :meth:`kept_audio`)."""
         gain = self.gain(voice)
-        key = None if continuation else self.synthesis_key(voice, prepared, params)
-        cached = self.cached_audio(key) if key is not None else None
+        key, cached = self.kept_audio(voice, prepared, params, continuation)
         if cached is not None:
             yield from cached
             return
         keep = self.audio_cache is not None and key is not None
         produced: list[tuple[str, bytes]] = []
-        for piece in self.render_steps(voice, prepared, params, continuation, pacing):
+        speed = self.voices.speed(voice)
+        steps = rendering.render_steps(
+            voice, prepared, params, self.features, speed, continuation, pacing
+        )
+        for piece in steps:
             if piece is None:
                 yield None
                 continue
@@ -247,33 +240,6 @@ class Engine:
         current = prepared.dictionary_generation == self.dictionary_generation
         if self.audio_cache is not None and key is not None and current:
             self.audio_cache.put(key, produced)
-
-    def render(
-        self,
-        voice: Voice,
-        text: str,
-        params: SynthesisParams,
-        continuation: Continuation | None = None,
-    ) -> Iterator[AudioPiece]:
-        """Float audio per sentence (or window of it), with the pause that belongs before it."""
-        steps = self.render_steps(voice, self.prepare(text), params, continuation)
-        return (piece for piece in steps if piece is not None)
-
-    def render_steps(
-        self,
-        voice: Voice,
-        prepared: PreparedText,
-        params: SynthesisParams,
-        continuation: Continuation | None = None,
-        pacing: Pacing | None = None,
-    ) -> Iterator[AudioPiece | None]:
-        """:meth:`render` of a text prepared by :meth:`prepare`, one step per unit of work
-        (None: nothing to send after it). ``pacing``: when the client runs out of audio and
-        how many requests share the machine (default: the continuation's client, alone)."""
-        speed = self.voices.speed(voice)
-        return rendering.render_steps(
-            voice, prepared, params, self.features, speed, continuation, pacing
-        )
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..compiling.compiled import keep
 from ..pacing.windows import DecodeSpeed
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource, hayakoe_source
 from .calibration import Calibration, gain_file, gain_of
-from .compiler.cache import keep
 from .streaming import warm_up
 from .voice import Voice
 

@@ -38,8 +38,9 @@ class PcmPiece:
 class Continuation:
     """What the next part of a text streamed in pieces needs from the part before it.
 
-    Pass the same object to every ``synthesize`` call of one stream: the pause between the
-    last sentence of one call and the first of the next is then predicted like any other.
+    Pass the same object to every ``Engine.synthesis_steps`` call of one stream: the pause
+    between the last sentence of one call and the first of the next is then predicted like
+    any other.
     """
 
     previous_source: str = ""

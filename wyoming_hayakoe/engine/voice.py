@@ -17,6 +17,13 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from ..compiling.compiled import (
+    SelfCheckResult,
+    VoiceModels,
+    keep,
+    open_models,
+    published_duration_branch,
+)
 from ..errors import ModelFileError, UnknownStyleError
 from ..pacing.scheduler import Scheduler
 from ..runtime.sessions import RuntimeSettings
@@ -24,9 +31,6 @@ from ..text.frontend import Phonemes
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource
 from .calibration import Calibration
-from .compiler.cache import keep
-from .compiler.self_check import SelfCheckResult
-from .compiler.voice_models import VoiceModels, open_models
 from .decoder import Decoder
 from .inputs import DURATION_NAMES, InputNames
 from .params import SynthesisParams
@@ -94,7 +98,7 @@ class Voice:
         calibration: CalibrationMaker | None = None,
     ) -> Voice:
         """Load the voice; with a writable ``cache_dir`` its models are compiled once for
-        this machine (see compiler/), which checks them on the calibration sentences that
+        this machine (see compiling/), which checks them on the calibration sentences that
         ``calibration`` makes (Engine.load_voice gives it). A folder ``source`` is a HayaKoe
         voice folder."""
         if isinstance(source, Path):
@@ -235,10 +239,7 @@ def _duration_predictor(
             if own is not None:
                 _LOGGER.info("%s has no %s: cutting it out of the synthesizer",
                              voice.source.path, own.name)  # fmt: skip
-            # Graph editing imports onnx: only where nothing was compiled.
-            from ..runtime.duration_branch import duration_branch_bytes
-
-            branch = duration_branch_bytes(voice.model_path)
+            branch = published_duration_branch(voice.model_path)
             options = settings.session_options()
             session = ort.InferenceSession(branch, options, providers=["CPUExecutionProvider"])
         if session is None:

@@ -239,7 +239,7 @@ class TtsService:
         engine = await self._engine.get(background)
         source = await self._workers.load(self._store.ensure_source, name)
         # The BERT opens beside the text front-end and the voice's own models (the
-        # two loading threads): on a prepared start each side takes about 0.3 s.
+        # two loading threads): on a start with compiled models each side takes about 0.3 s.
         opened = await asyncio.gather(
             self._workers.load(engine.open_bert),
             self._workers.load(_text_and_voice, engine, source),

@@ -25,7 +25,7 @@ class ServiceSettings:
     threads: int | None = None
     """ONNX Runtime intra-op threads (None: the cores this process may use)."""
     cache_dir: Path | None = None
-    """Models compiled for this machine (see engine/compiler/)."""
+    """Models compiled for this machine (see compiling/)."""
     audio_cache_bytes: int = 0
     """Memory for finished audio of repeated requests."""
     user_dictionary: Path | None = None

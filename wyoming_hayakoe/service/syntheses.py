@@ -47,13 +47,12 @@ class Syntheses:
     ) -> int:
         """The audio of ``prepared`` to ``on_piece``: from the audio cache, from an identical
         synthesis in progress, or from a new one; the number of pieces."""
-        key = None if continuation else engine.synthesis_key(voice, prepared, params)
+        key, cached = engine.kept_audio(voice, prepared, params, continuation)
+        if cached is not None:
+            for piece in cached:
+                await on_piece(piece)
+            return len(cached)
         if key is not None:
-            cached = engine.cached_audio(key)
-            if cached is not None:
-                for piece in cached:
-                    await on_piece(piece)
-                return len(cached)
             flight = self._flights.get(key)
             if flight is not None:
                 _LOGGER.debug("Joining an identical synthesis in progress")

@@ -4,7 +4,7 @@
 
 A speaker is an installed voice (a voice cut out of a multi-speaker model is a speaker of its
 own, as on the Wyoming side); its styles carry the ids of styles.py. Initializing a speaker
-loads its voice (and prepares its models on first use), as the first request would.
+loads its voice (and compiles its models on first use), as the first request would.
 """
 
 from __future__ import annotations

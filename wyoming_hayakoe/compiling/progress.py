@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ...runtime.sessions import release_freed_heap
+from ..runtime.sessions import release_freed_heap
 
 
 def step(name: str, steps: int | None = None) -> None:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelFileError
+from ...errors import ModelFileError
 from .external_weights import load_graph, save_graph
 
 _LOGGER = logging.getLogger(__name__)

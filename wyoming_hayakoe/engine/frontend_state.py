@@ -1,4 +1,4 @@
-"""How requests are read now: the text front-end with the user dictionary in effect.
+"""The text front-end's state: the front-end with the user dictionary in effect now.
 
 Every edit of the user dictionary makes a new state of it, counted by a generation. A request
 is prepared once, with the state of the moment it starts (``prepare``), and keeps it to the
@@ -25,7 +25,7 @@ class _State:
     generation: int
 
 
-class Reading:
+class FrontendState:
     """The front-end and the user dictionary's state; safe to use from several threads."""
 
     def __init__(

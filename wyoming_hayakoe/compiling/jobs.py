@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ...voices.config import DecoderShape
-from ..calibration import Calibration
+from ..engine.calibration import Calibration
+from ..voices.config import DecoderShape
 
 JOB_FILE = "job.json"
 """What a child is asked to do, in the folder it is given."""

@@ -1,4 +1,4 @@
-"""The one entry point of every compilation child: ``python -m ...compiler.child JOB_FOLDER``.
+"""The one entry point of every compilation child: ``python -m ...compiling.child JOB_FOLDER``.
 
 ``JOB_FOLDER/job.json`` says what to compile (the BERT, bert.py, or a voice, voice_job.py).
 The job runs its steps one after another in this process, freeing each step's models before
@@ -19,8 +19,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...errors import ModelFileError
-from ...runtime.sessions import is_allocation_failure
+from ..errors import ModelFileError
+from ..runtime.sessions import is_allocation_failure
 from .jobs import JOB_FILE, BertJob, VoiceJob
 from .progress import say
 

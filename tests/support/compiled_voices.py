@@ -1,15 +1,15 @@
-"""Model caches with fixture voices already prepared, made once per test run.
+"""Model caches with fixture voices already compiled, made once per test run.
 
-Preparing a voice for this machine (split, optimized copies, decoder stages, self-check,
+Compiling a voice for this machine (split, optimized copies, decoder stages, self-check,
 gain) starts a dozen child processes: seconds even for the tiny voice, and about 40 places
-in the tests did it again on an empty cache. They take a copy of a cache prepared once
-instead (conftest's ``prepared_caches`` and ``tiny_model_cache``). Tests of the preparation
+in the tests did it again on an empty cache. They take a copy of a cache compiled once
+instead (conftest's ``compiled_caches`` and ``tiny_model_cache``). Tests of the compilation
 itself still start from an empty cache.
 
 Only the public way a voice is loaded is used (``Engine(root, cache_dir=...)``,
-``load_voice``, ``gain``), so the caches hold whatever the engine prepares today. The cache
+``load_voice``, ``gain``), so the caches hold whatever the engine compiles today. The cache
 key is the model file's size and modification time, not its path: a copy of a fixture voice
-made with its times kept (``shutil.copytree``) finds its prepared models here too.
+made with its times kept (``shutil.copytree``) finds its compiled models here too.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ Voice = Path | VoiceSource
 """A voice folder (HayaKoe), or a source found by the voice store (.aivmx, SBV2 export)."""
 
 
-def prepare(cache: Path, bert_root: Path, voices: tuple[Voice, ...]) -> None:
-    """Prepare ``voices`` with the BERT of ``bert_root`` into ``cache``, as a server does
+def compile_voices(cache: Path, bert_root: Path, voices: tuple[Voice, ...]) -> None:
+    """Compile ``voices`` with the BERT of ``bert_root`` into ``cache``, as a server does
     at its first start (their gain too)."""
     engine = Engine(bert_root, threads=1, cache_dir=cache)
     engine.open_bert()
@@ -35,7 +35,7 @@ def prepare(cache: Path, bert_root: Path, voices: tuple[Voice, ...]) -> None:
         engine.gain(engine.load_voice(voice))
 
 
-class PreparedCaches:
+class CompiledCaches:
     """Caches made at first use and kept for the run; never written after (take a copy)."""
 
     def __init__(self, root: Path) -> None:
@@ -50,12 +50,12 @@ class PreparedCaches:
         key = (bert_root.resolve(), tuple(_identity(v) for v in voices))
         cache = self._made.get(key)
         if cache is None:
-            # On top of the first voice's cache: the tiny voice is prepared once for the run.
+            # On top of the first voice's cache: the tiny voice is compiled once for the run.
             first = self.master(bert_root, voices[:1]) if len(voices) > 1 else None
             cache = self._root / f"cache-{len(self._made)}"
             if first is not None:
                 shutil.copytree(first, cache)
-            prepare(cache, bert_root, voices)
+            compile_voices(cache, bert_root, voices)
             self._made[key] = cache
         return cache
 
@@ -66,7 +66,7 @@ class PreparedCaches:
         voices: tuple[Voice, ...] = (TINY_VOICE_DIR,),
     ) -> Path:
         """A writable copy of :meth:`master` at ``target`` (a new or an empty folder; copied,
-        not linked: a test may edit a prepared file in place)."""
+        not linked: a test may edit a compiled file in place)."""
         shutil.copytree(self.master(bert_root, voices), target, dirs_exist_ok=True)
         return target
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelFileError
+from ...errors import ModelFileError
 from .external_weights import load_graph, save_graph
 
 _UNUSED_INPUT = "noise_scale"

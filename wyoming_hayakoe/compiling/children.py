@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import HayakoeError
-from ...memory import MemorySeen, memory_seen, oom_kills
-from ...progress import COMPILE, Work, current_board
+from ..errors import HayakoeError
+from ..memory import MemorySeen, memory_seen, oom_kills
+from ..progress import COMPILE, Work, current_board
 from .jobs import ARRAYS_FILE, JOB_FILE
 from .staging import new_staging, remove_left_by
 

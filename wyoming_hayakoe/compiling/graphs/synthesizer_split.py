@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelFileError
+from ...errors import ModelFileError
 from . import attention_band
 from .external_weights import load_graph, move_weights_out, save_graph
 

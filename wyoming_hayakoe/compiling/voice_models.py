@@ -24,15 +24,15 @@ from typing import Any
 
 import onnxruntime as ort
 
-from ...errors import ModelFileError
-from ...memory import memory_seen
-from ...runtime import model_io
-from ...runtime.sessions import RuntimeSettings
-from ...voices.config import VoiceConfig
-from ...voices.sources import VoiceSource
-from ..calibration import Calibration
-from ..decoder import Decoder, open_decoder
-from ..inputs import SYNTHESIZER_NAMES, InputNames
+from ..engine.calibration import Calibration
+from ..engine.decoder import Decoder, open_decoder
+from ..engine.inputs import SYNTHESIZER_NAMES, InputNames
+from ..errors import ModelFileError
+from ..memory import memory_seen
+from ..runtime import model_io
+from ..runtime.sessions import RuntimeSettings
+from ..voices.config import VoiceConfig
+from ..voices.sources import VoiceSource
 from .cache import compiled_folder, read_record, remove_damaged, writable
 from .children import CompileFailure, run_job
 from .jobs import DURATIONS, FRONT, WHOLE, VoiceJob, stage_file

@@ -1,5 +1,8 @@
 """Compiling models for this machine: the one place that makes what the server loads.
 
+The request-time engine (engine/) only opens what this made, through compiled.py, the one
+module of this folder it imports. The graph edits are in graphs/.
+
 The first time a model is used on a machine it is compiled, in a child process that exits
 (child.py, the only entry point), one step after another and freeing as it goes: the shared
 BERT (bert.py) and each voice (voice_job.py: its synthesizer split at the decoder, the
@@ -14,3 +17,8 @@ A child that cannot finish is never taken for a bad file: children.py says why i
 server goes on with a leaner form of the model, saying once what that costs and how to get it
 back.
 """
+
+# The engine opens models through compiled.py, and this folder runs the engine's own model
+# code (synthesizer, decoder, calibration) to check what it compiled: the engine is imported
+# first, whichever side a caller names, so that neither finds the other half-initialized.
+from .. import engine as _engine  # noqa: F401

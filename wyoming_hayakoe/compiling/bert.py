@@ -2,7 +2,7 @@
 
 The compilation (in a child, see child.py): the published model's weights moved into a data
 file, its weight-only parts computed, optimized by ONNX Runtime and its relative-position terms
-sliced (runtime/optimize.py), then run once on the tokenizer's largest id: whether the BERT
+sliced (graphs/optimize.py), then run once on the tokenizer's largest id: whether the BERT
 embeds the whole vocabulary is kept in the record, so a later start opens the compiled file
 and never runs the BERT before the first request (that first run reads every weight of the
 full-size BERT from disk: 0.02-0.13 s here with the file in the page cache, more from a cold
@@ -20,9 +20,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ...errors import MemoryShortError, ModelFileError
-from ...runtime.sessions import RuntimeSettings
-from ..bert import BertEncoder, check_inputs, check_vocabulary
+from ..engine.bert import BertEncoder, check_inputs, check_vocabulary
+from ..errors import MemoryShortError, ModelFileError
+from ..runtime.sessions import RuntimeSettings
 from .cache import compiled_folder, new_record, read_record, remove_damaged, writable, write_record
 from .children import CompileFailure, run_job
 from .jobs import BERT_MODEL, BertJob
@@ -39,8 +39,8 @@ ONE_SHOT_MEMORY_FACTOR = 2.5
 def compile_bert(job: BertJob) -> None:
     """In the child: compile, check the vocabulary, record, publish."""
     # Graph editing imports onnx: the child does, the server never.
-    from ...runtime.external_weights import move_weights_out
-    from ...runtime.optimize import optimize
+    from .graphs.external_weights import move_weights_out
+    from .graphs.optimize import optimize
     from .progress import step
 
     staging = new_staging(job.target.parent, "bert")

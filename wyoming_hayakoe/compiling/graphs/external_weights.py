@@ -25,7 +25,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 from onnx import ModelProto, TensorProto, helper, numpy_helper
 
-from ..errors import ModelFileError
+from ...errors import ModelFileError
 
 ALIGNMENT = 65536
 """Offset of every weight in the data file: a multiple of any page size (4 KiB on x86_64 and

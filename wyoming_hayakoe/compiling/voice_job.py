@@ -1,10 +1,10 @@
 """A voice compiled for this machine, in one child process, one step after another.
 
 1. weights apart: the synthesizer's weights moved into a data file the graphs below share;
-2. split: front and decoder, the front's attention on its band (runtime/synthesizer_split);
-3. stages: the decoder cut at its upsampling steps (runtime/decoder_stages);
+2. split: front and decoder, the front's attention on its band (graphs/synthesizer_split);
+3. stages: the decoder cut at its upsampling steps (graphs/decoder_stages);
 4. optimize: the front, each stage and the duration predictor (the voice's own, or the branch
-   cut out of the synthesizer) optimized for this CPU (runtime/optimize);
+   cut out of the synthesizer) optimized for this CPU (graphs/optimize);
 5. self-check: the calibration sentences through the published synthesizer and through the
    compiled models (self_check.py); the gain is measured on the compiled path's audio;
 6. if the synthesizer cannot be split or fails its check (or the job asks only for it after
@@ -24,20 +24,20 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ModelFileError
-from ...runtime import model_io
-from ...runtime.decoder_stages import cut_decoder_stages, stage_path
-from ...runtime.duration_branch import cut_duration_branch
-from ...runtime.external_weights import load_graph, move_weights_out
-from ...runtime.optimize import optimize
-from ...runtime.sessions import RuntimeSettings, release_freed_heap
-from ...runtime.synthesizer_split import WEIGHTS, SplitSynthesizer, split_synthesizer, whole_graph
-from .. import audio as pcm
-from ..calibration import gain_file
-from ..decoder import open_decoder
-from ..inputs import SYNTHESIZER_NAMES, InputNames
-from ..synthesizer import front_outputs, sentence_audio
+from ..engine import audio as pcm
+from ..engine.calibration import gain_file
+from ..engine.decoder import open_decoder
+from ..engine.inputs import SYNTHESIZER_NAMES, InputNames
+from ..engine.synthesizer import front_outputs, sentence_audio
+from ..errors import ModelFileError
+from ..runtime import model_io
+from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from .cache import new_record, write_record
+from .graphs.decoder_stages import cut_decoder_stages, stage_path
+from .graphs.duration_branch import cut_duration_branch
+from .graphs.external_weights import load_graph, move_weights_out
+from .graphs.optimize import optimize
+from .graphs.synthesizer_split import WEIGHTS, SplitSynthesizer, split_synthesizer, whole_graph
 from .jobs import DURATIONS, FRONT, WHOLE, VoiceJob, stage_file
 from .progress import step
 from .self_check import CompiledPath, SelfCheckResult, run_self_check
@@ -181,7 +181,7 @@ def _inputs(session: Any, model: Path) -> InputNames:
 
 def _graph_context(split: SplitSynthesizer, configured: int, name: str) -> int:
     """Context frames from the decoder graph; config.json's value if the graph has none."""
-    from ...runtime.graph_context import GraphContextError, decoder_reach
+    from .graphs.graph_context import GraphContextError, decoder_reach
 
     try:
         return decoder_reach(load_graph(split.decoder), split.latent).frames

@@ -1,0 +1,44 @@
+"""The engine's audio without the server, for the tests and the benchmark.
+
+``pcm_pieces`` runs the one synthesis entry point the service runs (Engine.synthesis_steps)
+and collects what it sends; ``float_pieces`` stops before the loudness gain and the 16-bit
+rounding, for comparisons with the reference's float audio.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from wyoming_hayakoe.engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice, rendering
+from wyoming_hayakoe.engine.pieces import AudioPiece
+from wyoming_hayakoe.text.with_reading import TextWithReading
+
+
+def pcm_pieces(
+    engine: Engine,
+    voice: Voice,
+    text: str | TextWithReading,
+    params: SynthesisParams | None = None,
+    continuation: Continuation | None = None,
+) -> Iterator[PcmPiece]:
+    """The PCM of ``text`` as the service sends it (from and into the audio cache)."""
+    steps = engine.synthesis_steps(
+        voice, engine.prepare(text), params or SynthesisParams(), continuation
+    )
+    return (piece for piece in steps if piece is not None)
+
+
+def float_pieces(
+    engine: Engine,
+    voice: Voice,
+    text: str,
+    params: SynthesisParams,
+    continuation: Continuation | None = None,
+) -> Iterator[AudioPiece]:
+    """Float audio per sentence (or window of it), with the pause that belongs before it:
+    what ``pcm_pieces`` sends, before the gain and the 16-bit rounding."""
+    speed = engine.voices.speed(voice)
+    steps = rendering.render_steps(
+        voice, engine.prepare(text), params, engine.features, speed, continuation
+    )
+    return (piece for piece in steps if piece is not None)

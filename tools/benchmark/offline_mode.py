@@ -105,9 +105,10 @@ def _switching(
             for name in names:  # prepares each copy's models, without a limit
                 asyncio.run(_answered_at(server, name, read_timeout=3600))
         with MemoryCgroup(limit_mb) as group:
+            # No audio cache: the second round synthesizes again, as a switch back would.
             server = start_server(
-                work, *extra, base_args=base, wrapper=group.wrapper(), tree=repo,
-                log_name="switch-limited.log",
+                work, *extra, "--audio-cache-mb", "0", base_args=base, wrapper=group.wrapper(),
+                tree=repo, log_name="switch-limited.log",
             )  # fmt: skip
             try:
                 server.wait_ready(timeout=600)

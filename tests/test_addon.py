@@ -11,8 +11,9 @@ import yaml
 from fresh_python import modules_imported
 
 from tools.server_process import REPO_ROOT
-from wyoming_hayakoe import addon_voicevox, supervisor
-from wyoming_hayakoe.cli import PARAM_OPTIONS, parse_args
+from wyoming_hayakoe.addon import supervisor
+from wyoming_hayakoe.addon import voicevox as addon_voicevox
+from wyoming_hayakoe.cli.options import PARAM_OPTIONS, parse_args
 from wyoming_hayakoe.voices.hub import resolve_endpoint
 
 WEB = "tcp://0.0.0.0:8099"
@@ -129,7 +130,7 @@ def test_the_old_speed_is_optional_in_the_schema_and_has_no_default() -> None:
 def test_the_start_up_module_imports_nothing_heavy() -> None:
     """It runs before the server, in the add-on's container: no ONNX Runtime, no numpy."""
     heavy = {"numpy", "onnxruntime", "onnx", "aiohttp"}
-    assert modules_imported("import wyoming_hayakoe.supervisor", heavy) == set()
+    assert modules_imported("import wyoming_hayakoe.addon.supervisor", heavy) == set()
 
 
 @pytest.mark.parametrize("threads", [0, None, ""])
@@ -277,7 +278,7 @@ def test_the_watchdog_is_the_images_health_check_on_the_wyoming_port() -> None:
     assert f"{port}/tcp" in config["ports"]
     dockerfile = (ADDON_DIR / "Dockerfile").read_text(encoding="utf-8")
     command = dockerfile.split("HEALTHCHECK", 1)[1].split("\n\n", 1)[0]
-    assert '"wyoming_hayakoe.health_check"' in command
+    assert '"wyoming_hayakoe.commands.health_check"' in command
     assert f'"tcp://127.0.0.1:{port}"' in command
 
 
@@ -286,7 +287,7 @@ def test_init_is_what_the_dockerfile_says() -> None:
     assert load_yaml(ADDON_DIR / "config.yaml")["init"] is False
     dockerfile = (ADDON_DIR / "Dockerfile").read_text(encoding="utf-8")
     assert "init: false" in dockerfile and "init: true" not in dockerfile
-    assert 'ENTRYPOINT ["python", "-m", "wyoming_hayakoe.supervisor"]' in dockerfile
+    assert 'ENTRYPOINT ["python", "-m", "wyoming_hayakoe.addon.supervisor"]' in dockerfile
 
 
 def test_backups_leave_out_models_and_keep_the_options(tmp_path: Path) -> None:

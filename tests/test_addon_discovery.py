@@ -1,5 +1,5 @@
 """The Home Assistant add-on's Supervisor discovery: the real start-up module
-(``python -m wyoming_hayakoe.supervisor``) with the tiny voice as the user's voice, against a
+(``python -m wyoming_hayakoe.addon.supervisor``) with the tiny voice as the user's voice, against a
 fake Supervisor on 127.0.0.1."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import yaml
 
 from tools.benchmark.memory_cgroup import MemoryCgroup
 from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT, free_port, server_env
-from wyoming_hayakoe.health_check import check as describe_check
+from wyoming_hayakoe.commands.health_check import check as describe_check
 
 TOKEN = "test-token-1234"
 
@@ -105,7 +105,8 @@ def start_addon(
     log_path = tmp_path / "addon.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*prefix, sys.executable, "-m", "wyoming_hayakoe.supervisor", "--options", str(options),
+            [*prefix, sys.executable, "-m", "wyoming_hayakoe.addon.supervisor",
+             "--options", str(options),
              "--data-dir", str(tmp_path / "data"), "--share-dir", str(TINY_VOICE_ROOT),
              "--uri", f"tcp://127.0.0.1:{port}", "--http-uri", f"tcp://127.0.0.1:{web_port}",
              "--voicevox-uri", f"tcp://127.0.0.1:{api_port or free_port()}",

@@ -89,7 +89,7 @@ def test_as_pid_1_it_reaps_orphans_and_passes_signals_and_the_status_on(
     report = tmp_path / "report"
     report.mkdir()
     code = (
-        "import sys; import wyoming_hayakoe.supervisor as s;"
+        "import sys; import wyoming_hayakoe.addon.supervisor as s;"
         f"s.SERVER_COMMAND = [sys.executable, {str(fake)!r}];"
         "sys.exit(s.main(sys.argv[1:]))"
     )

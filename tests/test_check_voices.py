@@ -1,4 +1,4 @@
-"""``python -m wyoming_hayakoe.check``: it finds every voice the server serves (a HayaKoe
+"""``python -m wyoming_hayakoe.commands.check``: it finds every voice the server serves (a HayaKoe
 folder, an AIVMX file, a Style-Bert-VITS2 export) and refuses a bad ``--threads`` at once.
 What it prints about a voice's self-check: test_self_check.py."""
 

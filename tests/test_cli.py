@@ -13,7 +13,7 @@ import pytest
 
 from tools.server_process import REPO_ROOT, TINY_ARGS, server_env
 from wyoming_hayakoe import __version__
-from wyoming_hayakoe.cli import ENV_ARGS, parse_args
+from wyoming_hayakoe.cli.options import ENV_ARGS, parse_args
 
 
 def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -184,7 +184,7 @@ def test_a_child_killed_for_memory_is_reported_so_and_the_voice_served(
     assert np.allclose(audio, published_audio, atol=1e-4), "the voice is served"
     (warning,) = [m for m in caplog.messages if f"at step '{step}'" in m]
     assert "out-of-memory killer" in warning and "memory" in warning
-    assert "more memory" in warning and "python -m wyoming_hayakoe.check" in warning
+    assert "more memory" in warning and "python -m wyoming_hayakoe.commands.check" in warning
     assert not [m for m in caplog.messages if "corrupt" in m or "download" in m]
     assert not list(tmp_path.glob(".*")), "the killed child's staging folder is removed"
     assert {p: p.stat().st_mtime_ns for p in ROOT.rglob("*")} == before, "data dir untouched"

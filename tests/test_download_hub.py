@@ -13,7 +13,7 @@ import pytest
 from fake_repo import write_fake_bert, write_fake_voice
 from hf_server import COMMIT, HFTestServer
 
-from wyoming_hayakoe.cli import parse_args
+from wyoming_hayakoe.cli.options import parse_args
 from wyoming_hayakoe.errors import DownloadError
 from wyoming_hayakoe.voices import store as store_module
 from wyoming_hayakoe.voices.download import DownloadOptions, download_file

@@ -15,7 +15,7 @@ import pytest
 
 from tools.server_process import REPO_ROOT
 from wyoming_hayakoe import __version__
-from wyoming_hayakoe.cli import parse_args
+from wyoming_hayakoe.cli.options import parse_args
 
 UNIT = REPO_ROOT / "docs" / "wyoming-hayakoe.service"
 INSTALLED_COMMAND = "/opt/wyoming-hayakoe/bin/wyoming-hayakoe"

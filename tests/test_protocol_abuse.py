@@ -27,7 +27,7 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 from tools.process_stats import PeakRss
 from tools.server_process import ServerProcess
 from tools.wyoming_requests import read_until
-from wyoming_hayakoe.cli import DEFAULT_MAX_TEXT_LENGTH
+from wyoming_hayakoe.cli.options import DEFAULT_MAX_TEXT_LENGTH
 
 server = abuse_server_fixture()
 

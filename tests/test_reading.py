@@ -1,4 +1,4 @@
-"""``python -m wyoming_hayakoe.reading``: normalized text, token ids, reading, JSON."""
+"""``python -m wyoming_hayakoe.commands.reading``: normalized text, token ids, reading, JSON."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from web_utils import forget_user_words
 
-from wyoming_hayakoe.reading import main
+from wyoming_hayakoe.commands.reading import main
 from wyoming_hayakoe.text.frontend import TextFrontend
 
 REPO = Path(__file__).resolve().parents[1]
@@ -156,7 +156,14 @@ def test_bad_arguments_are_one_line(
 
 def test_runs_as_a_module(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "wyoming_hayakoe.reading", "--data-dir", str(tmp_path), "はい"],
+        [
+            sys.executable,
+            "-m",
+            "wyoming_hayakoe.commands.reading",
+            "--data-dir",
+            str(tmp_path),
+            "はい",
+        ],
         capture_output=True,
         text=True,
         check=True,

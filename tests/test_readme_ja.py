@@ -13,7 +13,7 @@ import re
 import pytest
 
 from tools.server_process import REPO_ROOT
-from wyoming_hayakoe.cli import build_parser
+from wyoming_hayakoe.cli.options import build_parser
 
 OPTION = re.compile(r"--[a-z][a-z-]*")
 ANCHOR = re.compile(r"<!-- section: ([a-z0-9-]+) -->")

@@ -193,7 +193,7 @@ def test_readme_says_there_is_no_authentication_and_how_to_bind() -> None:
 
 
 def test_uri_help_says_there_is_no_authentication() -> None:
-    from wyoming_hayakoe.cli import DEFAULT_URI, build_parser
+    from wyoming_hayakoe.cli.options import DEFAULT_URI, build_parser
 
     help_text = " ".join(build_parser().format_help().split())
     assert DEFAULT_URI == "tcp://0.0.0.0:10200"  # every interface: the help must warn

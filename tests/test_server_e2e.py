@@ -235,7 +235,8 @@ async def test_client_hanging_up_frees_the_worker(server: ServerProcess) -> None
 def test_health_check(server: ServerProcess) -> None:
     def check(uri: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "wyoming_hayakoe.health_check", "--uri", uri, "--timeout", "5"],
+            [sys.executable, "-m", "wyoming_hayakoe.commands.health_check",
+             "--uri", uri, "--timeout", "5"],
             cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True, timeout=60,
             check=False,
         )  # fmt: skip

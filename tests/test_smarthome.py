@@ -3,7 +3,7 @@
 ``tests/data/smarthome_corpus.tsv`` holds announcements with the katakana an announcer would
 say, written by hand (``category<TAB>text<TAB>reading``; ``\\n`` in a text is a newline). The
 reading is OpenJTalk's reading of the rewritten text, as the last line of
-``python -m wyoming_hayakoe.reading`` shows it: punctuation as the marks the model sees.
+``python -m wyoming_hayakoe.commands.reading`` shows it: punctuation as the marks the model sees.
 """
 
 from __future__ import annotations

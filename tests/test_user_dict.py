@@ -222,7 +222,7 @@ def test_reading_shows_the_rewriting_and_the_user_dictionary(tmp_path: Path) -> 
     (tmp_path / USER_DICTIONARY_FILE).write_text("HayaKoe,ハヤコエ,0\n", encoding="utf-8")
     result = subprocess.run(
         [
-            sys.executable, "-m", "wyoming_hayakoe.reading", "--data-dir", str(tmp_path),
+            sys.executable, "-m", "wyoming_hayakoe.commands.reading", "--data-dir", str(tmp_path),
             "HayaKoeは7:30に45%の音量で話します。",
         ],
         capture_output=True, text=True, check=True, cwd=REPO,

@@ -25,7 +25,7 @@ from web_utils import (
     tree,
 )
 
-from wyoming_hayakoe.cli import parse_args
+from wyoming_hayakoe.cli.options import parse_args
 from wyoming_hayakoe.web.access import AccessPolicy, normalize_origin
 from wyoming_hayakoe.web.app import create_app, create_voicevox_app
 

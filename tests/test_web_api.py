@@ -16,7 +16,7 @@ from web_utils import (
     model_cache_fixture,
 )
 
-from wyoming_hayakoe.cli import parse_args
+from wyoming_hayakoe.cli.options import parse_args
 from wyoming_hayakoe.web.app import create_app
 
 model_cache = model_cache_fixture()

@@ -1,4 +1,4 @@
-"""Compile a voice and show its self-check: ``python -m wyoming_hayakoe.check --voice NAME``.
+"""Compile a voice, show its self-check: ``python -m wyoming_hayakoe.commands.check --voice NAME``.
 
 Finds the voice as the server does (a HayaKoe folder, an ``.aivmx`` file or a Style-Bert-VITS2
 export in any ``--data-dir``), compiles the shared BERT and the voice's models into the
@@ -20,18 +20,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cli import DEFAULT_DATA_DIR, OneLineArgumentParser
-from .cli_values import positive_int
-from .errors import HayakoeError
-from .voices.layout import CACHE_DIR
+from ..cli.options import DEFAULT_DATA_DIR, OneLineArgumentParser
+from ..cli.values import positive_int
+from ..errors import HayakoeError
+from ..voices.layout import CACHE_DIR
 
 if TYPE_CHECKING:
-    from .engine.voice import Voice
+    from ..engine.voice import Voice
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = OneLineArgumentParser(
-        prog="python -m wyoming_hayakoe.check",
+        prog="python -m wyoming_hayakoe.commands.check",
         description="Compile a voice for this machine and check its compiled models against its "
         "published synthesizer.",
     )
@@ -68,10 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.debug else logging.WARNING, format=logging.BASIC_FORMAT
     )
     # Imported after parsing: --help and argument errors need no ONNX Runtime.
-    from .compiling.voice_models import voice_folder
-    from .engine import Engine
-    from .service.voice_names import VoiceNames
-    from .voices.store import VoiceStore
+    from ..compiling.voice_models import voice_folder
+    from ..engine import Engine
+    from ..service.voice_names import VoiceNames
+    from ..voices.store import VoiceStore
 
     data_dirs = args.data_dir or [Path(DEFAULT_DATA_DIR)]
     # The server's own look at the data dirs: whatever it would serve can be checked here.

@@ -1,4 +1,4 @@
-"""Home Assistant add-on start-up: ``python -m wyoming_hayakoe.supervisor``.
+"""Home Assistant add-on start-up: ``python -m wyoming_hayakoe.addon.supervisor``.
 
 Turns the add-on's ``/data/options.json`` into server arguments, runs the server
 (``python -m wyoming_hayakoe``) as a child process that receives SIGTERM and SIGINT, and once
@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from wyoming_hayakoe.addon_voicevox import VOICEVOX_OPTIONS, VOICEVOX_URI, voicevox_args
-from wyoming_hayakoe.cli import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
-from wyoming_hayakoe.health_check import check as describe_check
+from wyoming_hayakoe.addon.voicevox import VOICEVOX_OPTIONS, VOICEVOX_URI, voicevox_args
+from wyoming_hayakoe.cli.options import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
+from wyoming_hayakoe.commands.health_check import check as describe_check
 from wyoming_hayakoe.memory import memory_seen, oom_kills
 
-_LOGGER = logging.getLogger("wyoming_hayakoe.supervisor")
+_LOGGER = logging.getLogger("wyoming_hayakoe.addon.supervisor")
 
 OPTIONS_PATH = Path("/data/options.json")
 DATA_DIR = Path("/data")
@@ -346,7 +346,7 @@ def share_folder(path: Path) -> Path | None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m wyoming_hayakoe.supervisor",
+        prog="python -m wyoming_hayakoe.addon.supervisor",
         usage="%(prog)s [OPTIONS] [-- SERVER-ARGS...]",
         description="Start the server as a Home Assistant add-on.",
     )

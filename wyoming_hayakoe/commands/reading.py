@@ -1,4 +1,4 @@
-"""Show how the server will read a text: ``python -m wyoming_hayakoe.reading "TEXT"``.
+"""Show how the server will read a text: ``python -m wyoming_hayakoe.commands.reading "TEXT"``.
 
 Reads the text as the server does (:func:`wyoming_hayakoe.text.explain.read_text`, which the
 web page's reading tab shows too): the smart-home rewriting (times, units, English names,
@@ -23,18 +23,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .cli import DEFAULT_DATA_DIR, OneLineArgumentParser
-from .errors import HayakoeError
-from .text.explain import Rewrite, SentenceReading, TextReading, read_text
-from .text.frontend import TextFrontend
-from .text.tokenizer import VOCAB_FILE
-from .text.user_dict import UserDictionary, user_dictionary_path
-from .voices.layout import TOKENIZER_DIR, USER_DICTIONARY_FILE
+from ..cli.options import DEFAULT_DATA_DIR, OneLineArgumentParser
+from ..errors import HayakoeError
+from ..text.explain import Rewrite, SentenceReading, TextReading, read_text
+from ..text.frontend import TextFrontend
+from ..text.tokenizer import VOCAB_FILE
+from ..text.user_dict import UserDictionary, user_dictionary_path
+from ..voices.layout import TOKENIZER_DIR, USER_DICTIONARY_FILE
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = OneLineArgumentParser(
-        prog="python -m wyoming_hayakoe.reading",
+        prog="python -m wyoming_hayakoe.commands.reading",
         description="Show the normalized text and the reading HayaKoe voices will speak.",
     )
     parser.add_argument("text", help="the text to read (quote it)")

@@ -1,4 +1,4 @@
-"""Health check: ``python -m wyoming_hayakoe.health_check [--uri URI] [--timeout SECONDS]``.
+"""Health check: ``python -m wyoming_hayakoe.commands.health_check [--uri URI] [--timeout SEC]``.
 
 Sends ``describe`` and waits for an ``info`` event that lists a TTS program. Exit status 0 if
 it came in time, 1 otherwise (with the reason on stderr); meant for Docker's HEALTHCHECK.
@@ -46,7 +46,7 @@ async def _describe(client: AsyncClient) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m wyoming_hayakoe.health_check", description=__doc__
+        prog="python -m wyoming_hayakoe.commands.health_check", description=__doc__
     )
     parser.add_argument(
         "--uri", default=DEFAULT_URI, help=f"server to ask (default: {DEFAULT_URI})"

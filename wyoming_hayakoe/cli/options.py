@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlparse
 
-from . import __version__
-from .cli_http import add_http_access_options, check_http_access
-from .cli_values import (
+from .. import __version__
+from ..voices.hub import hub_offline
+from .http_options import add_http_access_options, check_http_access
+from .values import (
     http_uri,
     network,
     non_negative_float,
@@ -28,7 +29,6 @@ from .cli_values import (
     ratio,
     uri,
 )
-from .voices.hub import hub_offline
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
 DEFAULT_URI = "tcp://0.0.0.0:10200"

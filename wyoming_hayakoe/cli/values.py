@@ -90,7 +90,7 @@ def network(text: str) -> str:
 
 def origin(text: str) -> str:
     """A web origin, ``scheme://host[:port]`` (as a browser sends it in ``Origin``)."""
-    from .web.access import normalize_origin
+    from ..web.access import normalize_origin
 
     if normalize_origin(text) is None or text.strip().lower() == "null":
         raise argparse.ArgumentTypeError(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_values import http_uri, network, origin
+from .values import http_uri, network, origin
 
 DEFAULT_VOICEVOX_URI = "tcp://127.0.0.1:50021"
 CORS_MODES = ("localapps", "all")

@@ -61,7 +61,7 @@ class SplitVoice:
             for stage in self.decoder.stages
         ]
         decoder = dataclasses.replace(self.decoder, stages=stages)
-        windows = list(decoder.windows(self.latent, self.condition, early=True))
+        windows = list(decoder.growing(self.latent, self.condition, early=True))
         return np.concatenate(windows), len(windows)
 
     def whole(self) -> np.ndarray:

@@ -13,9 +13,10 @@ from onnx import TensorProto, helper
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
-from wyoming_hayakoe.engine.decoder import Decoder, Stage, default_windows
+from wyoming_hayakoe.engine.decoder import Decoder, Stage
 from wyoming_hayakoe.engine.engine import Engine
 from wyoming_hayakoe.engine.streaming import warm_up
+from wyoming_hayakoe.pacing.fixed import FixedWindows
 from wyoming_hayakoe.pacing.sentence import HELD_WINDOW_FRAMES
 from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, DecodeSpeed, busy_seconds
 
@@ -71,7 +72,7 @@ def test_stages_stitch_to_the_whole_decoder_on_the_tiny_voice(
     tiny_model_cache: Path, frames: int
 ) -> None:
     decoder, whole = _decoder_and_whole(TINY, tiny_model_cache)
-    _check(decoder, whole, frames, [*WINDOWINGS, default_windows(frames, early=True)])
+    _check(decoder, whole, frames, [*WINDOWINGS, FixedWindows.growing(frames, early=True).sizes])
 
 
 def test_audio_comes_out_as_the_latent_goes_in(tiny_model_cache: Path) -> None:

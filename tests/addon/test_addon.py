@@ -283,7 +283,7 @@ def test_the_watchdog_is_the_images_health_check_on_the_wyoming_port() -> None:
 
 
 def test_init_is_what_the_dockerfile_says() -> None:
-    """No Docker init: the start-up module is PID 1 (tests/test_addon_pid1.py checks it)."""
+    """No Docker init: the start-up module is PID 1 (tests/addon/test_addon_pid1.py checks it)."""
     assert load_yaml(ADDON_DIR / "config.yaml")["init"] is False
     dockerfile = (ADDON_DIR / "Dockerfile").read_text(encoding="utf-8")
     assert "init: false" in dockerfile and "init: true" not in dockerfile

@@ -17,7 +17,7 @@ from web_utils import forget_user_words
 from wyoming_hayakoe.commands.reading import main
 from wyoming_hayakoe.text.frontend import TextFrontend
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:

@@ -15,7 +15,7 @@ from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 SYNTHESIZER = ROOT / "onnx" / "speakers" / "tiny" / "synthesizer.onnx"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 

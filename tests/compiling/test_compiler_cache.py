@@ -20,7 +20,7 @@ from wyoming_hayakoe.compiling import cache
 from wyoming_hayakoe.compiling.cache import RECORD, keep, prune
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
 TEXT = "エアコンを二十五度に設定しました。"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)

@@ -26,11 +26,11 @@ from wyoming_hayakoe.engine.calibration import gain_of
 from wyoming_hayakoe.errors import MemoryShortError, ModelFileError
 from wyoming_hayakoe.memory import MemorySeen
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
 TEXT = "エアコンを二十五度に設定しました。"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _audio(engine: Engine) -> np.ndarray:

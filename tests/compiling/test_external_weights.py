@@ -22,7 +22,7 @@ from wyoming_hayakoe.compiling.graphs.external_weights import (
 )
 from wyoming_hayakoe.errors import ModelFileError
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 BERT = ROOT / "onnx" / "bert" / "q8" / "bert_q8.onnx"
 SYNTHESIZER = ROOT / "onnx" / "speakers" / "tiny" / "synthesizer.onnx"
 

@@ -14,7 +14,7 @@ from wyoming_hayakoe.compiling.graphs.graph_context import GraphContextError, de
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.voices.config import DecoderShape, VoiceConfig
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPEAKERS = [FIXTURES / "tiny-voice" / "onnx" / "speakers" / "tiny"]
 SHAPES = {
     "published": DecoderShape(),

@@ -18,7 +18,7 @@ from wyoming_hayakoe.compiling.graphs.graph_edit import topological
 from wyoming_hayakoe.compiling.graphs.optimize import optimize
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
-BERT = Path(__file__).parent / "fixtures" / "tiny-voice" / "onnx" / "bert" / "q8" / "bert_q8.onnx"
+BERT = Path(__file__).parents[1] / "fixtures/tiny-voice/onnx/bert/q8/bert_q8.onnx"
 # One token; shorter and longer than the 128 positions DeBERTa buckets linearly; longer than
 # its span of 256 (every column used, distances clamped).
 LENGTHS = (1, 9, 140, 300)

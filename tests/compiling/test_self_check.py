@@ -32,7 +32,7 @@ from wyoming_hayakoe.engine.voice import Voice, speaker_of
 from wyoming_hayakoe.voices.config import VoiceConfig
 from wyoming_hayakoe.voices.sources import hayakoe_source
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ROOT = REPO / "tests" / "fixtures" / "tiny-voice"
 TINY = ROOT / "onnx" / "speakers" / "tiny"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)

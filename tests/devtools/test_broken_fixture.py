@@ -21,7 +21,7 @@ from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 TINY_ROOT = FIXTURES / "tiny-voice"
 TINY = TINY_ROOT / "onnx" / "speakers" / "tiny"
 BROKEN = FIXTURES / "tiny-broken" / "onnx" / "speakers" / "tiny-broken"

@@ -22,7 +22,7 @@ from tools.server_process import start_server
 from tools.wyoming_requests import synthesize
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice-hayakoe"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice-hayakoe"
 VOICE = "tiny-hk"
 SPEAKER = ROOT / "onnx" / "speakers" / VOICE
 TOLERANCE = 1e-4

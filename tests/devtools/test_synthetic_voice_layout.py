@@ -14,7 +14,7 @@ import pytest
 
 from tools.shared_data import real_tokenizer_dir
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 ROOT = HERE / "fixtures" / "tiny-voice"
 VOICE = "tiny"
 SPEAKER = ROOT / "onnx" / "speakers" / VOICE

@@ -9,7 +9,7 @@ from tools.engine_audio import pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.engine.audio_cache import AudioCache
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
 
 

@@ -26,7 +26,7 @@ from wyoming_hayakoe.engine.decoder import Decoder, open_decoder
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 from wyoming_hayakoe.voices.config import DecoderShape
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPEAKERS = [
     FIXTURES / "tiny-voice" / "onnx" / "speakers" / "tiny",
     FIXTURES / "tiny-voice-hayakoe" / "onnx" / "speakers" / "tiny-hk",

@@ -22,7 +22,7 @@ from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, DecodeSpeed, busy_secon
 
 TINY = TINY_VOICE_DIR
 FULL = Path(
-    os.environ.get("WYOMING_HAYAKOE_FULL_VOICE", Path(__file__).parents[1] / ".cache/voices/full")
+    os.environ.get("WYOMING_HAYAKOE_FULL_VOICE", Path(__file__).parents[2] / ".cache/voices/full")
 )
 """The full synthetic voice (script/make_synthetic_voice --preset full): real sizes."""
 

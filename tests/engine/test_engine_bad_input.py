@@ -11,7 +11,7 @@ from tools.engine_audio import float_pieces, pcm_pieces
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.errors import UnknownStyleError
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 

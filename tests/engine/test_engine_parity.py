@@ -19,7 +19,7 @@ from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle) missing")
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE = "tiny"
 TOLERANCE = 1e-4
 WINDOW_TOLERANCE = 1e-5
@@ -233,4 +233,4 @@ def test_engine_never_imports_torch() -> None:
         "bad = [m for m in ('torch', 'transformers', 'hayakoe') if m in sys.modules];"
         "assert not bad, bad"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])

@@ -16,7 +16,7 @@ from wyoming_hayakoe.engine import Engine, SynthesisParams
 from wyoming_hayakoe.text import sentences
 from wyoming_hayakoe.text.smarthome import SmartHomeRewriter
 
-ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 VOICE_DIR = ROOT / "onnx" / "speakers" / "tiny"
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 TEXT = "ソノスの音量を上げました。二つ目の文です。"

@@ -26,7 +26,7 @@ from wyoming_hayakoe.voices.remote_file import DownloadOptions
 from wyoming_hayakoe.voices.store import VoiceStore
 
 VOICE = "jvnv-F1-jp"
-TINY_ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+TINY_ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 _DOWNLOADING = re.compile(
     r"^Downloading voice jvnv-F1-jp, file (\d+) of (\d+) \((\S+)\): (\d+)% "
     r"\(([\d.]+) of ([\d.]+) MB\) at [\d.]+ MB/s, (.+) left$"

@@ -6,7 +6,7 @@ same things natively. The cross-architecture comparisons need a reference that t
 first writes on the x86_64 host with this very file:
 
     python tests/support/arm64_reference.py --write-reference ref.npz
-    HAYAKOE_ARM64_REFERENCE=ref.npz pytest -m arm64 tests/test_arm64_subset.py
+    HAYAKOE_ARM64_REFERENCE=ref.npz pytest -m arm64 tests/project/test_arm64_subset.py
 
 The script runs it from a copy of tests/, tools/ and pyproject.toml (whose pytest
 ``pythonpath`` finds tests/support) with ``--import-mode=importlib``.

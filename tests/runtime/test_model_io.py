@@ -16,7 +16,7 @@ from wyoming_hayakoe.errors import ModelFileError
 from wyoming_hayakoe.runtime import model_io
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
-TINY = Path(__file__).parent / "fixtures" / "tiny-voice" / "onnx" / "speakers" / "tiny"
+TINY = Path(__file__).parents[1] / "fixtures" / "tiny-voice" / "onnx" / "speakers" / "tiny"
 SETTINGS = RuntimeSettings.create(1)
 
 

@@ -22,7 +22,7 @@ from wyoming_hayakoe.text.smarthome import SmartHomeRewriter
 from wyoming_hayakoe.text.smarthome.trace import recording
 from wyoming_hayakoe.text.user_dict import make_entry
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def _texts(name: str, column: int) -> list[str]:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from wyoming_hayakoe.text.frontend import TextFrontend
 
 CORPUS: list[str] = json.loads(
-    (Path(__file__).parent / "data" / "frontend_corpus.json").read_text(encoding="utf-8")
+    (Path(__file__).parents[1] / "data" / "frontend_corpus.json").read_text(encoding="utf-8")
 )
 
 # Lines of the corpus on which the reference fails, and why.

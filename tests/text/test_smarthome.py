@@ -23,7 +23,7 @@ from wyoming_hayakoe.text.g2p import g2p
 from wyoming_hayakoe.text.smarthome import SmartHomeRewriter, reference_keep_words
 from wyoming_hayakoe.text.smarthome.english import EnglishRewriter, spell, transliterate
 
-CORPUS_PATH = Path(__file__).parent / "data" / "smarthome_corpus.tsv"
+CORPUS_PATH = Path(__file__).parents[1] / "data" / "smarthome_corpus.tsv"
 
 
 def _load_corpus() -> list[tuple[str, str, str]]:

@@ -18,9 +18,9 @@ from wyoming_hayakoe.text.tokenizer import BertTokenizer, tokenize
 from wyoming_hayakoe.text.tokenizer_loader import load_tokenizer
 
 CORPUS: list[str] = json.loads(
-    (Path(__file__).parent / "data" / "frontend_corpus.json").read_text(encoding="utf-8")
+    (Path(__file__).parents[1] / "data" / "frontend_corpus.json").read_text(encoding="utf-8")
 )
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # Any code point, surrogates included, plus pieces that exercise the special cases.
 _FRAGMENTS = st.sampled_from(

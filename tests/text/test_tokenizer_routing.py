@@ -24,8 +24,8 @@ from wyoming_hayakoe.text.tokenizer_loader import (
     why_not_own,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-TINY_ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+REPO = Path(__file__).resolve().parents[2]
+TINY_ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 TINY_TOKENIZER = TINY_ROOT / "bert" / "tokenizer"
 TEXTS = ["今日はいい天気ですね。", "Aliceの家のLEDをつけて!", "ＡＢＣ、ａｂｃ"]
 

@@ -28,7 +28,7 @@ from tools import kana_readings, units_corpus
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.symbols import PAD
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def _rows(name: str, header: list[str]) -> list[list[str]]:

@@ -28,7 +28,7 @@ from wyoming_hayakoe.text.user_dict import (
 )
 from wyoming_hayakoe.voices.layout import USER_DICTIONARY_FILE
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PROBE = "HayaKoeが玄関で話します。"
 
 

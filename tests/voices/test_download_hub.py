@@ -20,7 +20,7 @@ from wyoming_hayakoe.voices.download import DownloadOptions, download_file
 from wyoming_hayakoe.voices.hub import hub_offline
 from wyoming_hayakoe.voices.store import VoiceStore
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 VOICE = "jvnv-F1-jp"
 OPTIONS = DownloadOptions(timeout=5.0, chunk_size=64 * 1024, retries=0)
 

@@ -25,7 +25,7 @@ from wyoming_hayakoe.voices.download import DownloadOptions
 from wyoming_hayakoe.voices.sources import hayakoe_source
 from wyoming_hayakoe.voices.store import VoiceStore
 
-TINY_ROOT = Path(__file__).parent / "fixtures" / "tiny-voice"
+TINY_ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 TINY = TINY_ROOT / "onnx" / "speakers" / "tiny"
 TEXT = "リビングの照明をつけました。"
 PARAMS = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)

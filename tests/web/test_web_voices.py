@@ -26,7 +26,7 @@ from web_utils import (
 
 from wyoming_hayakoe.errors import ModelFileError
 
-AIVMX_FIXTURE = Path(__file__).parent / "fixtures" / "aivmx" / "test-voice.aivmx"
+AIVMX_FIXTURE = Path(__file__).parents[1] / "fixtures" / "aivmx" / "test-voice.aivmx"
 
 
 model_cache = model_cache_fixture()

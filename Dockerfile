@@ -39,6 +39,6 @@ EXPOSE 10200
 
 # Answers as soon as the server listens; the first start may still be downloading a voice.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
-    CMD ["python", "-m", "wyoming_hayakoe.health_check", "--uri", "tcp://127.0.0.1:10200", "--timeout", "5"]
+    CMD ["python", "-m", "wyoming_hayakoe.commands.health_check", "--uri", "tcp://127.0.0.1:10200", "--timeout", "5"]
 
 ENTRYPOINT ["/bin/sh", "/usr/local/bin/docker_run.sh"]

@@ -73,19 +73,22 @@ COVERAGE = (
     (
         "protocol abuse: garbage, bad headers and lengths, a 10 MB line, 1,000,000-character "
         "texts, 10,000 chunks, clients that never read, 50 connections at once",
-        "tests/test_protocol_abuse.py",
+        "tests/e2e/test_protocol_abuse.py",
     ),
     (
         "faults: read-only data dir, disk full while downloading, download server closing / "
         "404 / 500 / wrong size, missing or truncated model files",
-        "tests/test_faults.py",
+        "tests/e2e/test_faults.py",
     ),
-    ("soak, short: 120 requests over 6 connections", "tests/test_soak.py"),
-    ("fuzzing (hypothesis): the event reader, and text through the server", "tests/test_fuzz.py"),
+    ("soak, short: 120 requests over 6 connections", "tests/e2e/test_soak.py"),
+    (
+        "fuzzing (hypothesis): the event reader, and text through the server",
+        "tests/e2e/test_fuzz.py",
+    ),
     (
         "security: names and paths cannot leave the data dirs, https only, nothing executed, "
         "the documentation says there is no authentication",
-        "tests/test_security.py",
+        "tests/e2e/test_security.py",
     ),
 )
 

@@ -1,6 +1,6 @@
 """The soak: many requests of mixed lengths and styles over several connections at once.
 
-Used by tests/test_soak.py (short) and script/soak (2,000 requests, figures for RELIABILITY.md).
+Used by tests/e2e/test_soak.py (short) and script/soak (2,000 requests, figures for RELIABILITY.md).
 Each connection sends its requests one after another; every answer is checked to be
 well-formed audio. The server's RSS is read once ``checkpoint`` requests are done and again
 at the end; its open file descriptors before the connections open and after they all closed.

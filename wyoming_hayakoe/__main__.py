@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cli import PARAM_OPTIONS, parse_args
+from .cli.options import PARAM_OPTIONS, parse_args
 
 if TYPE_CHECKING:
     from .server.app import WyomingSettings

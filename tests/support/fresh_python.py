@@ -12,9 +12,9 @@ from tools.server_process import REPO_ROOT
 
 
 def run_check(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m wyoming_hayakoe.check ARGS`` from the repository, with a bare environment."""
+    """``python -m wyoming_hayakoe.commands.check ARGS`` from the repository, bare environment."""
     return subprocess.run(
-        [sys.executable, "-m", "wyoming_hayakoe.check", *args],
+        [sys.executable, "-m", "wyoming_hayakoe.commands.check", *args],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,

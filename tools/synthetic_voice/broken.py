@@ -14,7 +14,7 @@ removal) breaks windowed decoding just so; a conformance self-check must catch i
 relative-key logits are scaled by 1.5 once the text is longer than BAND_GATE phones. The band
 rewrite matches the layers and checks itself on a 12-phone probe, where nothing is scaled, so
 it keeps its rewrite, which leaves the scale out: the compiled front differs from the whole
-graph on every longer text. Made in a second on demand (``tests/test_broken_fixture.py``
+graph on every longer text. Made in a second on demand (``tests/devtools/test_broken_fixture.py``
 writes it into a temporary folder), it is not committed.
 
 The copy has no duration predictor (optional in a voice): the fixture stays at one model.

@@ -141,8 +141,8 @@ def _after_failure(
             f"failed at step '{failure.step}' because {reason}, and loading it without "
             f"compiling needs about {needed:,.0f} MB more. Give the server more memory for "
             "its first start (about 1 GB in all; later starts need about 0.7 GB), or compile "
-            "on a larger machine of the same kind (python -m wyoming_hayakoe.check) and copy "
-            "its cache folder here."
+            "on a larger machine of the same kind (python -m wyoming_hayakoe.commands.check) "
+            "and copy its cache folder here."
         )
     _LOGGER.warning(
         "Compiling the BERT %s for this machine failed at step '%s': %s. Loading it as "
@@ -153,8 +153,8 @@ def _after_failure(
         reason,
         needed,
         "give the server more memory for its first start (about 1 GB in all), or compile on a "
-        "larger machine of the same kind (python -m wyoming_hayakoe.check) and copy its cache "
-        "folder here."
+        "larger machine of the same kind (python -m wyoming_hayakoe.commands.check) and copy its "
+        "cache folder here."
         if failure.kind == "memory"
         else "see the message above; the next start tries again.",
     )

@@ -50,7 +50,8 @@ Audio = Callable[[dict[str, np.ndarray]], np.ndarray]
 Latent = Callable[[dict[str, np.ndarray]], tuple[np.ndarray, np.ndarray]]
 """A front: a sentence's latent and speaker conditioning from its synthesizer inputs."""
 Decode = Callable[[np.ndarray, np.ndarray, bool], Iterable[np.ndarray]]
-"""The decoder as requests use it: (latent, condition, in windows?) -> audio pieces."""
+"""The decoder in fixed windows (Decoder.growing): (latent, condition, in windows?) -> audio
+pieces."""
 
 
 @dataclass(frozen=True)

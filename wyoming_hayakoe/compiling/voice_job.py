@@ -162,7 +162,7 @@ def _self_check(
     decoder = open_decoder(stages, signals, names, job.decoder_shape, settings, context)
     compiled = CompiledPath(
         front=lambda values: front_outputs(front, front_inputs, names, values),
-        decode=decoder.windows,
+        decode=decoder.growing,
         band_layers=split.band_layers,
         context_frames=context,
     )

@@ -231,7 +231,7 @@ def _memory_grew(record: dict[str, Any]) -> bool:
 _HOW_TO_COMPILE = (
     "To compile it, give the server more memory for its first start (about 1 GB in all; it is "
     "tried again when more is seen), or compile it on a larger machine of the same kind with "
-    "`python -m wyoming_hayakoe.check --voice NAME` and copy the cache folder here"
+    "`python -m wyoming_hayakoe.commands.check --voice NAME` and copy the cache folder here"
 )
 
 

@@ -90,7 +90,7 @@ def gain_of(
     sample_rate: int,
 ) -> float:
     """The gain that brings the voice's audio of the calibration sentences to the target
-    level (decoded in the default early windows, as the compiled path's check does)."""
+    level (decoded in the fixed growing windows, as the compiled path's check does)."""
     pieces = [
         piece
         for values in calibrated.feeds

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import onnxruntime as ort
 
 from ..errors import ModelFileError
-from ..pacing.windows import MAX_WINDOW_FRAMES
+from ..pacing.fixed import FixedWindows, WindowSchedule
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
 
@@ -32,12 +34,6 @@ _EDGE_KERNEL = 7
 
 _FLOAT_TYPES = {"tensor(float)": np.float32, "tensor(float16)": np.float16}
 """ONNX Runtime's names of the decoder's possible input types."""
-
-FIRST_WINDOW_FRAMES = 24
-"""Default first window without a schedule: about 0.28 s of audio at 44.1 kHz / hop 512."""
-WINDOW_GROWTH = 4
-MIN_WINDOWED_FRAMES = 96
-"""Without a schedule, shorter latents are decoded in one piece."""
 
 
 @dataclass(frozen=True)
@@ -122,20 +118,12 @@ class Decoder:
     by the stage's share of the work)."""
 
     def decode(
-        self, latent: np.ndarray, condition: np.ndarray, windows: Iterable[int]
+        self, latent: np.ndarray, condition: np.ndarray, windows: Sequence[int]
     ) -> Iterator[np.ndarray]:
-        """Float audio of ``latent`` ([1, channels, frames]) fed in ``windows`` of frames;
-        frames left after the last window are decoded with it. Each piece is all audio exact
-        so far."""
-        stream = self.stream(latent, condition)
-        for size in windows:
-            piece = stream.feed(size)
-            if piece is not None:
-                yield piece
-            if stream.done:
-                return
-        if not stream.done:
-            piece = stream.feed(stream.frames - stream.known)
+        """Float audio of ``latent`` in fixed ``windows`` of frames (frames left after the
+        last one in one more), through the decode loop. Each piece is all audio exact so far."""
+        fixed = FixedWindows(latent.shape[2], windows)
+        for piece in decode_steps(self.stream(latent, condition), fixed):
             if piece is not None:
                 yield piece
 
@@ -176,12 +164,35 @@ class Decoder:
             known, total = stage.ready(known, total), total * stage.rate
         return known / self.hop
 
-    def windows(
+    def growing(
         self, latent: np.ndarray, condition: np.ndarray, early: bool
     ) -> Iterator[np.ndarray]:
-        """Float audio of ``latent`` in the windows of :func:`default_windows`."""
-        frames = latent.shape[2]
-        yield from self.decode(latent, condition, default_windows(frames, early))
+        """Float audio of ``latent`` in the windows of :meth:`FixedWindows.growing`: one piece,
+        or growing windows when ``early`` sound is wanted (the self-check, the calibration)."""
+        yield from self.decode(
+            latent, condition, FixedWindows.growing(latent.shape[2], early).sizes
+        )
+
+
+class WindowFeed(Protocol):
+    """A latent being decoded (:class:`LatentStream`): fed window by window."""
+
+    def feed(self, size: int) -> np.ndarray | None:
+        """Decode the next ``size`` frames; the audio that became exact, if any."""
+
+
+def decode_steps(
+    stream: WindowFeed, schedule: WindowSchedule, now: Callable[[], float] = time.monotonic
+) -> Iterator[np.ndarray | None]:
+    """The decode loop, the one every decoding takes: ``stream`` fed in the windows
+    ``schedule`` sizes as each comes due (the scheduled windows of a request, or fixed ones),
+    one window per step; after each, the float audio the schedule sends (None while it holds
+    the sound back or none is exact yet)."""
+    while not schedule.done:
+        size = schedule.next_window()
+        started = now()
+        audio = stream.feed(size)
+        yield schedule.decoded(size, now() - started, audio)
 
 
 class LatentStream:
@@ -211,19 +222,6 @@ class LatentStream:
         for stream in self._streams:
             piece = stream.push(piece)
         return piece.reshape(-1) if piece is not None and piece.size else None
-
-
-def default_windows(frames: int, early: bool) -> list[int]:
-    """Windows without a schedule: one piece (what the self-check compares with) unless
-    ``early`` sound is wanted and the latent is long; then a small first window and growing
-    ones, none larger than MAX_WINDOW_FRAMES, as larger ones decode slower."""
-    if not early or frames < MIN_WINDOWED_FRAMES:
-        return [frames]
-    sizes, start, size = [], 0, FIRST_WINDOW_FRAMES
-    while start < frames:
-        sizes.append(min(size, frames - start))
-        start, size = start + size, min(size * WINDOW_GROWTH, MAX_WINDOW_FRAMES)
-    return sizes
 
 
 def stage_reaches(shape: DecoderShape) -> list[tuple[int, int, int]]:

@@ -12,7 +12,7 @@ import numpy as np
 from ..pacing.scheduler import Scheduler
 from ..pacing.sentence import HELD_WINDOW_FRAMES, SentenceDecode
 from ..pacing.windows import DecodeSpeed, busy_seconds
-from .decoder import Decoder
+from .decoder import Decoder, decode_steps
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -50,13 +50,8 @@ def decode_scheduled(
 ) -> Iterator[np.ndarray | None]:
     """``latent`` decoded in the windows the scheduler plans, one window per step: the audio
     to send after each (None while it is held back), gap-free if it can be."""
-    stream = decoder.stream(latent, condition)
-    sentence = SentenceDecode(scheduler, decoder, stream.frames, sample_rate)
+    sentence = SentenceDecode(scheduler, decoder, latent.shape[2], sample_rate)
     try:
-        while not sentence.done:
-            size = sentence.next_window()
-            started = scheduler.now()
-            audio = stream.feed(size)
-            yield sentence.decoded(size, scheduler.now() - started, audio)
+        yield from decode_steps(decoder.stream(latent, condition), sentence, scheduler.now)
     finally:
         scheduler.decoded.append(sentence.windows)

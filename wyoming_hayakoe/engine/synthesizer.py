@@ -82,13 +82,13 @@ def sentence_audio(
     values: Mapping[str, np.ndarray],
     early: bool = False,
 ) -> Iterator[np.ndarray]:
-    """Float32 audio of one sentence in [-1, 1]; with a ``decoder``, in the default windows
-    when ``early`` sound is wanted and the sentence is long (see Decoder.windows)."""
+    """Float32 audio of one sentence in [-1, 1]; with a ``decoder``, in fixed growing windows
+    when ``early`` sound is wanted and the sentence is long (see Decoder.growing)."""
     encoded = encode(session, inputs, decoder, values)
     if decoder is None or isinstance(encoded, np.ndarray):
         yield np.asarray(encoded)
         return
-    yield from decoder.windows(*encoded, early)
+    yield from decoder.growing(*encoded, early)
 
 
 def synthesis_steps(

@@ -29,6 +29,9 @@ saw of the others (:class:`~.scheduler.Others`), and the window is sized from th
 engine never calls back. Each request's clock is written by its own steps and read by the
 turn order only between steps (one step runs at a time).
 
+Decoding without a listener (the self-check, the gain calibration, the warm-up) takes the
+same decode loop with windows fixed in advance (fixed.py), so its audio compares bit for bit.
+
 The margins were chosen on the simulations (tests/support/machine_model.py, swinging_speed.py)
 and the benchmark; what was tried and measured is in BENCHMARKS.md ("Pacing").
 """

@@ -11,7 +11,7 @@ A phrase's ``accent`` is VOICEVOX's: the 1-based mora after which the pitch fall
 last spoken mora when it does not fall inside the phrase (a flat phrase). From it the pitch
 follows the Tokyo rule (:func:`high_morae`): a phrase of accent 1 is high on its first mora
 only; any other is low on its first mora and high from the second up to mora ``accent``.
-``tests/test_accent.py`` checks that this gives the tones the synthesizer is given.
+``tests/text/test_accent.py`` checks that this gives the tones the synthesizer is given.
 
 :func:`read_as` is the way back: the G2P's output with phonemes and tones taken from readings
 a client edited (a moved accent, another reading), which the front-end then turns into the

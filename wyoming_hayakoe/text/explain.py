@@ -1,6 +1,6 @@
 """What the server will say for a text, and why: the one computation of the reading check.
 
-``python -m wyoming_hayakoe.reading`` and the web page's reading tab both show
+``python -m wyoming_hayakoe.commands.reading`` and the web page's reading tab both show
 :func:`read_text`: the text as the smart-home layer rewrote it, cut into pieces that each name
 the rule or table entry that made them (``unit: %``, ``brand: Nature Remo``, ``time``, ``user
 dictionary line 4``: so a user knows whether to fix a word in the dictionary), then each

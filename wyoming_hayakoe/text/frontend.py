@@ -1,8 +1,9 @@
 """The Japanese text front-end: text to the synthesizer's phoneme, tone and language ids.
 
-It reproduces hayakoe 1.3.1 (Style-Bert-VITS2 JP-Extra) exactly: ``tests/test_frontend_parity.py``
-compares every field on a corpus and on generated text. It differs only where the reference
-fails (an exception, an assertion, a word2ph that does not fit its BERT tokens, or a crash):
+It reproduces hayakoe 1.3.1 (Style-Bert-VITS2 JP-Extra) exactly:
+``tests/text/test_frontend_parity.py`` compares every field on a corpus and on generated text.
+It differs only where the reference fails (an exception, an assertion, a word2ph that does
+not fit its BERT tokens, or a crash):
 
 - unassigned code points in readable ranges are deleted by the normalizer (the reference
   keeps them and its BERT tokenizer drops them);

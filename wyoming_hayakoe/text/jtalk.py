@@ -5,7 +5,7 @@ every call on one global OpenJTalk instance inside ``with _global_jtalk()``, a
 context manager that holds a module-level ``threading.Lock`` for the whole call. Calls from
 several threads are therefore serialized by pyopenjtalk itself, and our own use is two
 independent calls (``run_frontend``, then ``make_label`` on its result, which it does not
-modify), so no lock of ours is needed. ``tests/test_frontend_bad_input.py`` checks that
+modify), so no lock of ours is needed. ``tests/text/test_frontend_bad_input.py`` checks that
 concurrent use gives the same results as sequential use.
 
 Input size: OpenJTalk first converts the text into a fixed 8,192-byte buffer (ASCII becomes

@@ -3,7 +3,7 @@
 The model's tokenizer is transformers' ``BertJapaneseTokenizer`` with the ``basic`` word
 tokenizer (``do_lower_case`` false) and the ``character`` subword tokenizer. For any text it
 gives exactly the ids of this module (checked on arbitrary Unicode in
-``tests/test_tokenizer.py``), which does the same steps:
+``tests/text/test_tokenizer.py``), which does the same steps:
 
 1. The special tokens ``[PAD] [UNK] [CLS] [SEP] [MASK]`` written in the text are kept whole.
 2. Basic tokenizer: NUL, U+FFFD and every other character of category C (control, format,

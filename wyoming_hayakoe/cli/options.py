@@ -1,0 +1,307 @@
+"""Command line of ``wyoming-hayakoe``: parsing and checking every option before start-up.
+
+Kept free of heavy imports (no ONNX Runtime) so that ``--help``, ``--version`` and a bad value
+answer at once. A bad value ends the program with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlparse
+
+from .. import __version__
+from ..voices.hub import hub_offline
+from .http_options import add_http_access_options, check_http_access
+from .values import (
+    http_uri,
+    network,
+    non_negative_float,
+    positive_float,
+    positive_int,
+    ratio,
+    uri,
+)
+
+ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
+DEFAULT_URI = "tcp://0.0.0.0:10200"
+DEFAULT_HTTP_URI = "tcp://127.0.0.1:8099"
+INGRESS_PROXY = "172.30.32.2"
+"""The Supervisor's address: the only client of an add-on's ingress port (the web page has
+no login, so the add-on lets no one else in)."""
+DEFAULT_VOICE = "jvnv-F1-jp"
+DEFAULT_DATA_DIR = "./data"
+DEFAULT_ZEROCONF_NAME = "hayakoe"
+# Room for a long LLM answer; longer texts are refused with an error event.
+DEFAULT_MAX_TEXT_LENGTH = 10_000
+DEFAULT_SAMPLES_PER_CHUNK = 1024
+# A client that takes no audio for this long is dropped, so that it cannot hold up the others.
+DEFAULT_CLIENT_TIMEOUT = 30.0
+# Syntheses in progress at once: twice the eight satellites the benchmark has ask at once;
+# each takes about a second of work on a 2-core PC, so the last would wait some 16 s.
+DEFAULT_MAX_WAITING = 16
+
+
+@dataclass(frozen=True)
+class ParamOption:
+    """An option that sets a default of every request: one field of the engine's
+    SynthesisParams (not given: the engine's default)."""
+
+    flag: str
+    field: str
+    """The SynthesisParams field it sets."""
+    addon_option: str
+    """Its name among the add-on's options (addon/config.yaml), handed on by supervisor.py."""
+    help: str
+    type: Callable[[str], Any] = str
+    addon_reciprocal: bool = False
+    """The add-on's option is 1 / the flag's value (its speed reads as VOICEVOX's speedScale,
+    larger is faster, while ``--speed`` stays HayaKoe's length scale)."""
+
+    @property
+    def dest(self) -> str:
+        """Where the parsed arguments keep its value."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+PARAM_OPTIONS = (
+    ParamOption("--style", "style", "style", "default style (default: the voice's Neutral style)"),
+    ParamOption(
+        "--speed",
+        "length_scale",
+        "speed_scale",
+        "speech length scale, HayaKoe's length_scale: above 1 is slower, below 1 faster "
+        "(default: 1.0; VOICEVOX's speedScale is its inverse)",
+        positive_float,
+        addon_reciprocal=True,
+    ),
+    ParamOption(
+        "--sdp-ratio",
+        "sdp_ratio",
+        "sdp_ratio",
+        "stochastic duration predictor ratio, 0 to 1 (default: 0.2)",
+        ratio,
+    ),
+    ParamOption(
+        "--noise-scale",
+        "noise_scale",
+        "noise_scale",
+        "voice variation noise (default: 0.6)",
+        non_negative_float,
+    ),
+    ParamOption(
+        "--noise-w",
+        "noise_scale_w",
+        "noise_scale_w",
+        "phoneme length noise (default: 0.8)",
+        non_negative_float,
+    ),
+    ParamOption(
+        "--style-weight",
+        "style_weight",
+        "style_weight",
+        "strength of the style (default: 1.0)",
+        non_negative_float,
+    ),
+)
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """Reports a bad argument in one line (no usage block) and exits with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser() -> OneLineArgumentParser:
+    parser = OneLineArgumentParser(
+        prog="wyoming-hayakoe",
+        description="Wyoming text-to-speech server for HayaKoe Japanese voices. Extra "
+        f"arguments can also be given in the {ENV_ARGS} environment variable "
+        "(read before the command line, which wins).",
+    )
+    add = parser.add_argument
+    add(
+        "--uri",
+        type=uri,
+        default=DEFAULT_URI,
+        help=f"where to listen: tcp://HOST:PORT, unix://PATH or stdio:// (default: {DEFAULT_URI}, "
+        "every interface). The Wyoming protocol has no authentication: anyone who can reach "
+        "the port can use the server, so on a shared network bind to one interface, e.g. "
+        "tcp://127.0.0.1:10200 or tcp://192.168.1.20:10200",
+    )
+    add(
+        "--http-uri",
+        type=http_uri,
+        metavar="tcp://HOST:PORT",
+        help="also serve the web page (voices, try, reading, dictionary) and the "
+        "VOICEVOX ENGINE-compatible HTTP API (/speakers, /audio_query, /synthesis, "
+        f"/user_dict, ...) here, e.g. {DEFAULT_HTTP_URI} (default: off). Neither has a login: "
+        "keep them on 127.0.0.1, name their clients with --http-allow, or keep them behind "
+        "Home Assistant's ingress",
+    )
+    add(
+        "--http-allow",
+        action="append",
+        type=network,
+        metavar="ADDRESS",
+        help="let only this address (or network, e.g. 192.168.1.0/24) use the web page; repeat "
+        "for more (default: anyone who can reach --http-uri). Home Assistant's ingress proxy "
+        f"is {INGRESS_PROXY}",
+    )
+    add_http_access_options(parser)
+    add(
+        "--voice",
+        default=DEFAULT_VOICE,
+        help=f"voice used when a request names none (default: {DEFAULT_VOICE})",
+    )
+    add(
+        "--data-dir",
+        action="append",
+        type=Path,
+        help=f"directory with voices; repeat for more (default: {DEFAULT_DATA_DIR})",
+    )
+    add(
+        "--download-dir",
+        type=Path,
+        help="where missing voices are downloaded (default: first --data-dir)",
+    )
+    add(
+        "--zeroconf",
+        nargs="?",
+        const=DEFAULT_ZEROCONF_NAME,
+        metavar="NAME",
+        help=f"announce the server over zeroconf/mDNS as NAME (default: {DEFAULT_ZEROCONF_NAME})",
+    )
+    for option in PARAM_OPTIONS:
+        add(option.flag, type=option.type, help=option.help)
+    add(
+        "--samples-per-chunk",
+        type=positive_int,
+        default=DEFAULT_SAMPLES_PER_CHUNK,
+        help=f"samples per audio-chunk event (default: {DEFAULT_SAMPLES_PER_CHUNK})",
+    )
+    add(
+        "--no-streaming",
+        action="store_true",
+        help="do not accept streamed text (synthesize-start/chunk/stop)",
+    )
+    add(
+        "--threads",
+        type=positive_int,
+        help="ONNX Runtime's intra-op threads; inter-op is always 1 (default: the physical "
+        "cores this process may use, within its CPU affinity and any cgroup CPU quota)",
+    )
+    add(
+        "--cache-dir",
+        type=Path,
+        help="where models compiled for this machine are kept: split for sound inside a "
+        "sentence and optimized once (default: DOWNLOAD_DIR/cache; if not writable, models "
+        "load as published and each sentence comes whole)",
+    )
+    add(
+        "--audio-cache-mb",
+        type=non_negative_float,
+        default=32.0,
+        help="memory for finished audio, so repeated announcements play at once "
+        "(default: 32; 0 turns it off)",
+    )
+    add(
+        "--local-files-only",
+        action="store_true",
+        help="never download; use only installed voices (also with HF_HUB_OFFLINE=1)",
+    )
+    add(
+        "--max-text-length",
+        type=positive_int,
+        default=DEFAULT_MAX_TEXT_LENGTH,
+        help=f"longest text accepted, in characters (default: {DEFAULT_MAX_TEXT_LENGTH})",
+    )
+    add(
+        "--max-waiting",
+        type=positive_int,
+        default=DEFAULT_MAX_WAITING,
+        metavar="COUNT",
+        help="syntheses in progress at once, running or waiting for the CPU; a request for "
+        "another gets an error at once instead of a growing queue (requests for audio that "
+        "is being made already, or that the audio cache holds, do not count) "
+        f"(default: {DEFAULT_MAX_WAITING})",
+    )
+    add(
+        "--client-timeout",
+        type=positive_float,
+        default=DEFAULT_CLIENT_TIMEOUT,
+        metavar="SECONDS",
+        help="drop a client that accepts no data, or leaves an event it started unfinished, "
+        "for this long, so that it cannot hold up the other clients or a connection "
+        f"(default: {DEFAULT_CLIENT_TIMEOUT:g})",
+    )
+    add("--debug", action="store_true", help="log debug messages")
+    add("--log-format", default=logging.BASIC_FORMAT, help="format of log messages")
+    add("--version", action="version", version=__version__, help="print the version and exit")
+    return parser
+
+
+def parse_args(
+    argv: Sequence[str] | None = None, environ: dict[str, str] | None = None
+) -> argparse.Namespace:
+    """Parse ``$WYOMING_HAYAKOE_ARGS`` + ``argv``; exits with status 2 on a bad value."""
+    parser = build_parser()
+    env = os.environ if environ is None else environ
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        extra = shlex.split(env.get(ENV_ARGS, ""))
+    except ValueError as err:
+        parser.error(f"cannot split ${ENV_ARGS}: {err}")
+    args = parser.parse_args(extra + args_list)
+    args.local_files_only = args.local_files_only or hub_offline(env)
+    _check_dirs(parser, args)
+    _check_combinations(parser, args)
+    return args
+
+
+def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
+    args.data_dir = args.data_dir or [Path(DEFAULT_DATA_DIR)]
+    args.download_dir = args.download_dir or args.data_dir[0]
+    if args.local_files_only and not any(d.exists() for d in args.data_dir):
+        # Nothing will be downloaded, so no voice can be there: a mistyped path, most likely.
+        missing = ", ".join(str(d) for d in args.data_dir)
+        parser.error(
+            f"argument --data-dir: {missing} does not exist (downloads are off: no voice can be "
+            "there)"
+        )
+    for data_dir in args.data_dir:
+        if data_dir == args.download_dir and not data_dir.exists():
+            continue  # created below
+        if not data_dir.exists():
+            parser.error(f"argument --data-dir: {data_dir} does not exist")
+        if not data_dir.is_dir():
+            parser.error(f"argument --data-dir: {data_dir} is not a directory")
+        if not os.access(data_dir, os.R_OK | os.X_OK):
+            parser.error(f"argument --data-dir: {data_dir} is not readable")
+    # Created even when nothing is downloaded: it holds the compiled models (DOWNLOAD_DIR/cache).
+    try:
+        args.download_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        parser.error(f"argument --download-dir: cannot create {args.download_dir}: {err.strerror}")
+    # Without downloads it may be read-only: the models then load as published.
+    if not args.local_files_only and not os.access(args.download_dir, os.W_OK | os.X_OK):
+        parser.error(f"argument --download-dir: {args.download_dir} is not writable")
+
+
+def _check_combinations(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
+    if args.http_allow and not args.http_uri:
+        parser.error("argument --http-allow: needs --http-uri")
+    check_http_access(parser, args)
+    if args.zeroconf is not None:
+        if not args.zeroconf.strip():
+            parser.error("argument --zeroconf: the name must not be empty")
+        if urlparse(args.uri).scheme != "tcp":
+            parser.error("argument --zeroconf: needs a tcp:// --uri")

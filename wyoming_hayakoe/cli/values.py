@@ -1,0 +1,99 @@
+"""Value types of the command line: each turns one argument's text into a checked value, or
+raises ``argparse.ArgumentTypeError`` with a message that says what is wrong."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import math
+from urllib.parse import urlparse
+
+
+def positive_float(text: str) -> float:
+    value = _float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = _float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def ratio(text: str) -> float:
+    value = _float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def uri(text: str) -> str:
+    parsed = urlparse(text)
+    if parsed.scheme == "tcp":
+        try:
+            port = parsed.port
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
+        if not parsed.hostname or port is None:
+            raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
+    elif parsed.scheme == "unix":
+        if not parsed.path:
+            raise argparse.ArgumentTypeError(f"expected unix://PATH, got {text!r}")
+    elif parsed.scheme != "stdio":
+        raise argparse.ArgumentTypeError(
+            f"unsupported URI {text!r}: use tcp://HOST:PORT, unix://PATH or stdio://"
+        )
+    return text
+
+
+def http_uri(text: str) -> str:
+    parsed = urlparse(text)
+    try:
+        port = parsed.port
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
+    if parsed.scheme != "tcp" or not parsed.hostname or port is None:
+        raise argparse.ArgumentTypeError(f"expected tcp://HOST:PORT, got {text!r}")
+    return text
+
+
+def network(text: str) -> str:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an IP address or network: {text!r}") from None
+    return text
+
+
+def origin(text: str) -> str:
+    """A web origin, ``scheme://host[:port]`` (as a browser sends it in ``Origin``)."""
+    from ..web.access import normalize_origin
+
+    if normalize_origin(text) is None or text.strip().lower() == "null":
+        raise argparse.ArgumentTypeError(
+            f"not a web origin (scheme://host[:port], no path): {text!r}"
+        )
+    return text.strip()

@@ -23,7 +23,7 @@ from wyoming_hayakoe.voices.catalog import CatalogVoice
 from wyoming_hayakoe.voices.store import VoiceStore
 from wyoming_hayakoe.web.app import create_app
 from wyoming_hayakoe.web.backend import WebBackend
-from wyoming_hayakoe.web.uploads import UploadLimits
+from wyoming_hayakoe.service.voice_uploads import UploadLimits
 
 MAX_TEXT = 400
 UPLOAD_LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)

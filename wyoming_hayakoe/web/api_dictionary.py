@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import dictionary_file
+from ..service import dictionary as dictionary_file
 from .api_reading import BadRequest, json_body, text_field
 from .api_voices import BACKEND
 

@@ -30,9 +30,9 @@ from .access import (
 )
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
-from .dictionary_file import DictionaryEditError
+from ..service.dictionary import DictionaryEditError
 from .pages import PAGES, page_handler
-from .uploads import UploadError, UploadLimits
+from ..service.voice_uploads import UploadError, UploadLimits
 
 _LOGGER = logging.getLogger(__name__)
 

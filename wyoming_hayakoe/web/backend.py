@@ -24,8 +24,8 @@ from ..text.explain import read_text
 from ..text.frontend import TextFrontend
 from ..voices.catalog import is_valid_voice_name
 from ..voices.layout import SPEAKERS_DIR
-from .dictionary_file import read_entries
-from .downloads import DownloadJob, VoiceDownloads
+from ..service.dictionary import read_entries
+from ..service.voice_downloads import DownloadJob, VoiceDownloads
 from .rewrites import reading_json
 from .voice_list import voice_list
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...text.user_dict import Entry
-from ..dictionary_file import DictionaryEditError, validate
+from ...service.dictionary import DictionaryEditError, validate
 
 WORD_NAMESPACE = uuid.uuid5(
     uuid.NAMESPACE_URL, "https://github.com/wyoming-hayakoe/wyoming-hayakoe#user_dict"

@@ -47,6 +47,7 @@ from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
 from .shared_engine import EngineFactory, SharedEngine
 from .syntheses import Syntheses
+from .voice_management import VoiceManagement
 from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
 
@@ -94,6 +95,19 @@ class TtsService:
         self._engine = SharedEngine(
             store, settings, engine_factory, self._workers, self._availability
         )
+        self.voice_management = VoiceManagement(
+            store,
+            self._workers,
+            settings.default_voice,
+            downloads_allowed=not settings.local_files_only,
+            refresh_voices=self.refresh_voices,
+        )
+        """Downloads, uploads and removals of voices (the web page's)."""
+
+    @property
+    def workers(self) -> Workers:
+        """The one set of worker threads; the adapters run their blocking work on them."""
+        return self._workers
 
     @property
     def store(self) -> VoiceStore:
@@ -318,6 +332,7 @@ class TtsService:
         """Stop taking work. Threads still inside ONNX are not waited for."""
         self._syntheses.close()
         self._engine.cancel()
+        self.voice_management.close()
         self._workers.shutdown()
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from aiohttp import BodyPartReader, web
 
+from ..service.voice_uploads import UploadError, UploadLimits, check_file_name, install_upload
 from ..voices.catalog import is_valid_voice_name
 from .backend import WebBackend
-from ..service.voice_uploads import UploadError, UploadLimits, check_file_name, install_upload
 
 BACKEND = web.AppKey("backend", WebBackend)
 UPLOAD_LIMITS = web.AppKey("upload_limits", UploadLimits)

@@ -18,6 +18,8 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
+from ..service.dictionary import DictionaryEditError
+from ..service.voice_uploads import UploadError, UploadLimits
 from . import api_dictionary, api_progress, api_reading, api_voices, voicevox
 from .access import (
     MANAGE_HERE,
@@ -30,9 +32,7 @@ from .access import (
 )
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
-from ..service.dictionary import DictionaryEditError
 from .pages import PAGES, page_handler
-from ..service.voice_uploads import UploadError, UploadLimits
 
 _LOGGER = logging.getLogger(__name__)
 

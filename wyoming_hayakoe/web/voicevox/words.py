@@ -20,8 +20,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...text.user_dict import Entry
 from ...service.dictionary import DictionaryEditError, validate
+from ...text.user_dict import Entry
 
 WORD_NAMESPACE = uuid.uuid5(
     uuid.NAMESPACE_URL, "https://github.com/wyoming-hayakoe/wyoming-hayakoe#user_dict"

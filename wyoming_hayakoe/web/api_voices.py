@@ -9,8 +9,13 @@ from pathlib import Path
 
 from aiohttp import BodyPartReader, web
 
-from ..service.voice_uploads import UploadError, UploadLimits, check_file_name, install_upload
-from ..voices.catalog import is_valid_voice_name
+from ..service import (
+    UploadError,
+    UploadLimits,
+    check_file_name,
+    install_upload,
+    is_valid_voice_name,
+)
 from .backend import WebBackend
 
 BACKEND = web.AppKey("backend", WebBackend)

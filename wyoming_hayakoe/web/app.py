@@ -18,8 +18,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
-from ..service.dictionary import DictionaryEditError
-from ..service.voice_uploads import UploadError, UploadLimits
+from ..service import DictionaryEditError, UploadError, UploadLimits
 from . import api_dictionary, api_progress, api_reading, api_voices, voicevox
 from .access import (
     MANAGE_HERE,

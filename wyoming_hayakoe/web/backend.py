@@ -15,11 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TextError, UnknownVoiceError
-from ..service import ResolvedVoice, TtsService
-from ..service.dictionary import read_entries
-from ..service.voice_downloads import DownloadJob
-from ..text.explain import read_text
-from ..text.frontend import TextFrontend
+from ..service import DownloadJob, ResolvedVoice, TextFrontend, TtsService, read_entries, read_text
 from .rewrites import reading_json
 from .voice_list import voice_list
 

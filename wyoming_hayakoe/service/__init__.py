@@ -25,7 +25,7 @@ from .service import ResolvedVoice, TtsService, VoiceStatus
 from .settings import ServiceSettings
 from .voice_downloads import DownloadJob
 from .voice_names import styled_voice_name
-from .voice_uploads import UploadError, UploadLimits, check_file_name, install_upload
+from .voice_uploads import UploadError, UploadLimits, check_file_name
 
 __all__ = [
     "HAYAKOE_CREDIT",
@@ -59,7 +59,6 @@ __all__ = [
     "check_file_name",
     "dictionary",
     "fold_punctuation",
-    "install_upload",
     "is_valid_voice_name",
     "read_entries",
     "read_text",

@@ -8,6 +8,7 @@ may be removed here, and never the default voice.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 import uuid
@@ -19,6 +20,7 @@ from ..voices.catalog import is_valid_voice_name
 from ..voices.layout import SPEAKERS_DIR
 from ..voices.store import VoiceStore
 from .voice_downloads import DownloadJob, VoiceDownloads
+from .voice_uploads import UploadLimits, install_upload
 from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
@@ -40,6 +42,7 @@ class VoiceManagement:
         self._refresh_voices = refresh_voices
         self.upload_dir = store.data_dirs[0]
         self._downloads = VoiceDownloads(workers, store.ensure_voice, refresh_voices)
+        self._placing = asyncio.Lock()
 
     def deletable(self, name: str, folder: Path) -> bool:
         """Downloaded and uploaded voices may go, but never the default voice."""
@@ -64,6 +67,23 @@ class VoiceManagement:
         await self._workers.files(shutil.rmtree, trash, True)
         await self._refresh_voices()
         _LOGGER.info("Deleted voice %s from %s", name, folder)
+
+    def upload_file(self) -> Path:
+        """Where an upload is received: a new hidden file beside the uploaded voices (the store
+        skips names starting with a dot); the caller removes it when done."""
+        return self.upload_dir / f".upload-{uuid.uuid4().hex}"
+
+    async def install_upload(
+        self, upload: Path, filename: str, name: str, limits: UploadLimits
+    ) -> str:
+        """Check a received upload and place it as a voice, one placement at a time; returns
+        the voice's name (UploadError, with its HTTP status, if it is refused)."""
+        async with self._placing:
+            voice = await self._workers.files(
+                install_upload, upload, filename, name, self.upload_dir, limits
+            )
+        await self._refresh_voices()
+        return voice
 
     def start_download(self, name: str) -> DownloadJob:
         """Download a catalog voice in the background; :meth:`download_status` follows it."""

@@ -7,7 +7,6 @@ it. Every request passes the access checks first (access.py: client address, Hos
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Collection
@@ -104,7 +103,6 @@ def create_app(
     app[MANAGEMENT] = api_voices.STATE_CHANGES | voicevox.STATE_CHANGES
     app[MANAGE_HERE] = True
     app[UPLOAD_LIMITS] = upload_limits or UploadLimits()
-    app[api_voices.UPLOAD_LOCK] = asyncio.Lock()
     for page, path in PAGES.items():
         app.router.add_get(f"/{path}", page_handler(page))
     app.router.add_routes(api_voices.routes)

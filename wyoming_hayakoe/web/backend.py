@@ -23,9 +23,7 @@ from .voice_list import voice_list
 class WebBackend:
     def __init__(self, service: TtsService) -> None:
         self.service = service
-        self.store = service.store
-        self.voices_on_disk = service.voice_management
-        self.upload_dir = self.voices_on_disk.upload_dir
+        self.voice_management = service.voice_management
         self.dictionary_path: Path | None = service.settings.user_dictionary
         # One dictionary edit at a time, whichever listener (page, VOICEVOX API) it came from.
         self.dictionary_lock = asyncio.Lock()
@@ -46,18 +44,18 @@ class WebBackend:
 
     async def voices(self) -> list[dict[str, Any]]:
         await self.service.refresh_voices()  # a voice copied in since shows, here and in HA
-        running = self.voices_on_disk.downloading()
-        deletable = self.voices_on_disk.deletable
+        running = self.voice_management.downloading()
+        deletable = self.voice_management.deletable
         return list(await self.in_thread(voice_list, self.service, running, deletable))
 
     async def delete_voice(self, name: str) -> None:
-        await self.voices_on_disk.delete(name)
+        await self.voice_management.delete(name)
 
     def start_download(self, name: str) -> DownloadJob:
-        return self.voices_on_disk.start_download(name)
+        return self.voice_management.start_download(name)
 
     def download_status(self, name: str) -> dict[str, Any] | None:
-        return self.voices_on_disk.download_status(name)
+        return self.voice_management.download_status(name)
 
     # ----- synthesis -----
 

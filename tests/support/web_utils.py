@@ -85,7 +85,6 @@ async def web_service(
     try:
         yield WebFixture(data, service, backend, app)
     finally:
-        await backend.close()
         await service.close()
         forget_user_words(settings.user_dictionary)
 

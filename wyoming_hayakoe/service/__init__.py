@@ -9,18 +9,17 @@ answer: accent phrases, readings, audio pieces, voice entries) they take from he
 from ..engine import Continuation, PcmPiece, SynthesisParams
 from ..engine.finishing import Finisher, Finishing
 from ..text.accent import MARKS, AccentPhrase, Mora, PhraseReading, spoken_phrase
-from ..text.explain import TextReading, read_text
-from ..text.frontend import TextFrontend
+from ..text.explain import TextReading
 from ..text.kana import LONG_VOWEL_MARK, LONGEST_MORA, MORA_PHONEMES
 from ..text.normalize import fold_punctuation
 from ..text.sentences import SentenceStream
 from ..text.user_dict import Entry
-from ..text.with_reading import TextWithReading, sentence_phrases
+from ..text.with_reading import TextWithReading
 from ..voices.catalog import is_valid_voice_name
 from ..voices.listing import HAYAKOE_CREDIT, VoiceEntry
 from ..voices.sources import VoiceSource
 from . import dictionary
-from .dictionary import DictionaryEditError, read_entries, validate
+from .dictionary import DictionaryEditError, validate
 from .service import ResolvedVoice, TtsService, VoiceStatus
 from .settings import ServiceSettings
 from .voice_downloads import DownloadJob
@@ -47,7 +46,6 @@ __all__ = [
     "SentenceStream",
     "ServiceSettings",
     "SynthesisParams",
-    "TextFrontend",
     "TextReading",
     "TextWithReading",
     "TtsService",
@@ -60,9 +58,6 @@ __all__ = [
     "dictionary",
     "fold_punctuation",
     "is_valid_voice_name",
-    "read_entries",
-    "read_text",
-    "sentence_phrases",
     "spoken_phrase",
     "styled_voice_name",
     "validate",

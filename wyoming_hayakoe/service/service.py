@@ -47,6 +47,7 @@ from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
 from .shared_engine import EngineFactory, SharedEngine
 from .syntheses import Syntheses
+from .text_readings import TextReadings
 from .voice_management import VoiceManagement
 from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
@@ -103,6 +104,8 @@ class TtsService:
             refresh_voices=self.refresh_voices,
         )
         """Downloads, uploads and removals of voices (the web page's)."""
+        self.readings = TextReadings(self.text_frontend, self._workers, settings.user_dictionary)
+        """How the engine reads a text (the page's reading, the VOICEVOX API's phrases)."""
 
     @property
     def workers(self) -> Workers:

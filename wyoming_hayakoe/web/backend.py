@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TextError, UnknownVoiceError
-from ..service import DownloadJob, ResolvedVoice, TextFrontend, TtsService, read_entries, read_text
+from ..service import DownloadJob, ResolvedVoice, TtsService
 from .rewrites import reading_json
 from .voice_list import voice_list
 
@@ -28,17 +28,9 @@ class WebBackend:
         # One dictionary edit at a time, whichever listener (page, VOICEVOX API) it came from.
         self.dictionary_lock = asyncio.Lock()
 
-    async def close(self) -> None:
-        """Nothing of its own to stop: the threads and downloads are the service's."""
-
     async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(*args)`` on one of the service's file threads."""
         return await self.service.workers.files(func, *args)
-
-    async def in_text_thread(self, func: Callable[..., Any], *args: Any) -> Any:
-        """``func(*args)`` on the service's thread that reads texts (OpenJTalk is one per
-        process)."""
-        return await self.service.workers.read_text(func, *args)
 
     # ----- voices -----
 
@@ -78,15 +70,8 @@ class WebBackend:
 
     async def reading(self, text: str) -> dict[str, Any]:
         self.check_text(text)
-        frontend = await self.service.text_frontend()
-        return dict(await self.in_text_thread(_read, frontend, text, self.dictionary_path))
+        return reading_json(await self.service.readings.explain(text))
 
     async def refresh_dictionary(self) -> None:
         """Apply an edit of the user dictionary now (the engine's copy: compiled once)."""
         await self.service.text_frontend()
-
-
-def _read(frontend: TextFrontend, text: str, dictionary: Path | None) -> dict[str, Any]:
-    """The reading, its rules naming the lines of the user dictionary's words."""
-    entries = read_entries(dictionary) if dictionary is not None else []
-    return reading_json(read_text(frontend, text, entries))

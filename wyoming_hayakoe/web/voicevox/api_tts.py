@@ -23,7 +23,6 @@ from ...service import (
     PcmPiece,
     ResolvedVoice,
     SynthesisParams,
-    sentence_phrases,
     spoken_phrase,
 )
 from ..api_voices import BACKEND
@@ -55,13 +54,7 @@ routes = web.RouteTableDef()
 async def _phrases(backend: WebBackend, text: str) -> list[AccentPhrase]:
     """The accent phrases of ``text``, sentence after sentence, as the engine reads it."""
     backend.service.check_text_length(len(text))
-    frontend = await backend.service.text_frontend()
-
-    def read() -> list[AccentPhrase]:
-        rewritten = frontend.rewrite(text)
-        return [p for _, phrases in sentence_phrases(frontend, rewritten) for p in phrases]
-
-    return await backend.in_text_thread(read)
+    return await backend.service.readings.accent_phrases(text)
 
 
 def _max_morae(backend: WebBackend) -> int:

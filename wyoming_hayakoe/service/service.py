@@ -42,6 +42,7 @@ from .availability import (
     State,
     retried_in_background,
 )
+from .dictionary import DictionaryFile
 from .flights import PieceCallback
 from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
@@ -106,6 +107,10 @@ class TtsService:
         """Downloads, uploads and removals of voices (the web page's)."""
         self.readings = TextReadings(self.text_frontend, self._workers, settings.user_dictionary)
         """How the engine reads a text (the page's reading, the VOICEVOX API's phrases)."""
+        self.dictionary = DictionaryFile(
+            settings.user_dictionary, self._workers, self.text_frontend
+        )
+        """The user dictionary file, as the adapters edit it."""
 
     @property
     def workers(self) -> Workers:

@@ -16,7 +16,7 @@ routes = web.RouteTableDef()
 
 @routes.get("/api/dictionary")
 async def status(request: web.Request) -> web.Response:
-    path = request.app[BACKEND].dictionary_path
+    path = request.app[BACKEND].service.dictionary.path
     return web.json_response({"available": path is not None, "file": path.name if path else None})
 
 

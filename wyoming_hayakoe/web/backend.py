@@ -9,9 +9,7 @@ worker threads, never on the event loop.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..errors import TextError, UnknownVoiceError
@@ -24,9 +22,6 @@ class WebBackend:
     def __init__(self, service: TtsService) -> None:
         self.service = service
         self.voice_management = service.voice_management
-        self.dictionary_path: Path | None = service.settings.user_dictionary
-        # One dictionary edit at a time, whichever listener (page, VOICEVOX API) it came from.
-        self.dictionary_lock = asyncio.Lock()
 
     async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(*args)`` on one of the service's file threads."""
@@ -71,7 +66,3 @@ class WebBackend:
     async def reading(self, text: str) -> dict[str, Any]:
         self.check_text(text)
         return reading_json(await self.service.readings.explain(text))
-
-    async def refresh_dictionary(self) -> None:
-        """Apply an edit of the user dictionary now (the engine's copy: compiled once)."""
-        await self.service.text_frontend()

@@ -18,12 +18,12 @@ from aiohttp.test_utils import TestClient, TestServer
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine.params import SynthesisParams
 from wyoming_hayakoe.service import ServiceSettings, TtsService
+from wyoming_hayakoe.service.voice_uploads import UploadLimits
 from wyoming_hayakoe.text.user_dict import UserDictionary
 from wyoming_hayakoe.voices.catalog import CatalogVoice
 from wyoming_hayakoe.voices.store import VoiceStore
 from wyoming_hayakoe.web.app import create_app
 from wyoming_hayakoe.web.backend import WebBackend
-from wyoming_hayakoe.web.uploads import UploadLimits
 
 MAX_TEXT = 400
 UPLOAD_LIMITS = UploadLimits(max_upload_bytes=8 << 20, max_unpacked_bytes=12 << 20)
@@ -85,7 +85,6 @@ async def web_service(
     try:
         yield WebFixture(data, service, backend, app)
     finally:
-        await backend.close()
         await service.close()
         forget_user_words(settings.user_dictionary)
 

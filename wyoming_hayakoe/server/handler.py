@@ -30,10 +30,8 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from ..engine import Continuation, PcmPiece
 from ..errors import HayakoeError, TextError
-from ..service import ResolvedVoice, TtsService
-from ..text.sentences import SentenceStream
+from ..service import Continuation, PcmPiece, ResolvedVoice, SentenceStream, TtsService
 from .audio_events import AudioResponse
 from .connection import Connection, Job
 from .info import build_info

@@ -12,8 +12,7 @@ from collections.abc import Iterable
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice, TtsVoiceSpeaker
 
 from .. import __version__
-from ..service.voice_names import styled_voice_name
-from ..voices.listing import HAYAKOE_CREDIT, VoiceEntry
+from ..service import HAYAKOE_CREDIT, VoiceEntry, styled_voice_name
 
 PROGRAM_NAME = "hayakoe"
 PROGRAM_DESCRIPTION = "HayaKoe: fast Japanese Style-Bert-VITS2 voices on the CPU"

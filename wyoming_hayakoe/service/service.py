@@ -42,11 +42,14 @@ from .availability import (
     State,
     retried_in_background,
 )
+from .dictionary import DictionaryFile
 from .flights import PieceCallback
 from .memory_check import check_memory_for, model_files
 from .settings import ServiceSettings
 from .shared_engine import EngineFactory, SharedEngine
 from .syntheses import Syntheses
+from .text_readings import TextReadings
+from .voice_management import VoiceManagement
 from .voice_names import VoiceListing, VoiceNames, request_params
 from .workers import Workers
 
@@ -94,6 +97,25 @@ class TtsService:
         self._engine = SharedEngine(
             store, settings, engine_factory, self._workers, self._availability
         )
+        self.voice_management = VoiceManagement(
+            store,
+            self._workers,
+            settings.default_voice,
+            downloads_allowed=not settings.local_files_only,
+            refresh_voices=self.refresh_voices,
+        )
+        """Downloads, uploads and removals of voices (the web page's)."""
+        self.readings = TextReadings(self.text_frontend, self._workers, settings.user_dictionary)
+        """How the engine reads a text (the page's reading, the VOICEVOX API's phrases)."""
+        self.dictionary = DictionaryFile(
+            settings.user_dictionary, self._workers, self.text_frontend
+        )
+        """The user dictionary file, as the adapters edit it."""
+
+    @property
+    def workers(self) -> Workers:
+        """The one set of worker threads; the adapters run their blocking work on them."""
+        return self._workers
 
     @property
     def store(self) -> VoiceStore:
@@ -318,6 +340,7 @@ class TtsService:
         """Stop taking work. Threads still inside ONNX are not waited for."""
         self._syntheses.close()
         self._engine.cancel()
+        self.voice_management.close()
         self._workers.shutdown()
 
 

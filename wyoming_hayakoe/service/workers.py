@@ -1,4 +1,6 @@
-"""The service's worker threads: one for synthesis, two for loading, counted while busy.
+"""The service's worker threads, counted while busy: one for synthesis, two for loading, one
+that reads texts (OpenJTalk is one per process), two for files (uploads, the dictionary file,
+removals) and one for the page's voice downloads (one at a time).
 
 Separate pools so a long download never holds up synthesis, and vice versa. Nothing that
 blocks (disk scans, downloads, ONNX sessions, synthesis) runs on the event loop. Long work on
@@ -23,12 +25,27 @@ class Workers:
         self._progress = progress
         self._synthesis = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-synth")
         self._loading = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-load")
+        self._text = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-text")
+        self._files = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-files")
+        self._download = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-download")
         self._busy_threads = 0
         self._busy_lock = threading.Lock()
 
     async def load(self, func: Callable[..., _T], *args: object) -> _T:
         """``func(*args)`` on a loading thread."""
         return await self._submit(self._loading, func, *args)
+
+    async def read_text(self, func: Callable[..., _T], *args: object) -> _T:
+        """``func(*args)`` on the thread that reads texts for the adapters."""
+        return await self._submit(self._text, func, *args)
+
+    async def files(self, func: Callable[..., _T], *args: object) -> _T:
+        """``func(*args)`` on a file thread (short reads and writes, removals)."""
+        return await self._submit(self._files, func, *args)
+
+    async def download(self, func: Callable[..., _T], *args: object) -> _T:
+        """``func(*args)`` on the download thread: one voice download at a time."""
+        return await self._submit(self._download, func, *args)
 
     async def synthesize(self, func: Callable[..., _T], *args: object) -> _T:
         """``func(*args)`` on the synthesis thread."""
@@ -62,5 +79,5 @@ class Workers:
 
     def shutdown(self) -> None:
         """Take no more work; threads still inside ONNX Runtime are not waited for."""
-        self._synthesis.shutdown(wait=False, cancel_futures=True)
-        self._loading.shutdown(wait=False, cancel_futures=True)
+        for pool in (self._synthesis, self._loading, self._text, self._files, self._download):
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import dictionary_file
+from ..service import dictionary as dictionary_file
 from .api_reading import BadRequest, json_body, text_field
 from .api_voices import BACKEND
 
@@ -16,7 +16,7 @@ routes = web.RouteTableDef()
 
 @routes.get("/api/dictionary")
 async def status(request: web.Request) -> web.Response:
-    path = request.app[BACKEND].dictionary_path
+    path = request.app[BACKEND].service.dictionary.path
     return web.json_response({"available": path is not None, "file": path.name if path else None})
 
 

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import uuid
 from pathlib import Path
 
 from aiohttp import BodyPartReader, web
 
-from ..voices.catalog import is_valid_voice_name
+from ..service import (
+    UploadError,
+    UploadLimits,
+    check_file_name,
+    is_valid_voice_name,
+)
 from .backend import WebBackend
-from .uploads import UploadError, UploadLimits, check_file_name, install_upload
 
 BACKEND = web.AppKey("backend", WebBackend)
 UPLOAD_LIMITS = web.AppKey("upload_limits", UploadLimits)
-UPLOAD_LOCK = web.AppKey("upload_lock", asyncio.Lock)
 _WRITE_BLOCK = 1 << 20
 _MAX_NAME_FIELD = 256
 
@@ -69,17 +70,14 @@ async def upload_voice(request: web.Request) -> web.Response:
         raise UploadError(_too_big(limits), 413)
     if not request.content_type.startswith("multipart/"):
         raise UploadError("send the voice as a multipart form (fields file and name)")
-    temporary = backend.upload_dir / f".upload-{uuid.uuid4().hex}"
+    voices = backend.service.voice_management
+    temporary = voices.upload_file()
     try:
         filename, name = await _receive(request, temporary, limits)
-        async with request.app[UPLOAD_LOCK]:  # one placement at a time
-            voice = await backend.in_thread(
-                install_upload, temporary, filename, name, backend.upload_dir, limits
-            )
+        voice = await voices.install_upload(temporary, filename, name, limits)
     finally:
         with contextlib.suppress(OSError):
             temporary.unlink()
-    await backend.service.refresh_voices()
     return web.json_response({"installed": voice}, status=201)
 
 

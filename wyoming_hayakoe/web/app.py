@@ -7,7 +7,6 @@ it. Every request passes the access checks first (access.py: client address, Hos
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Collection
@@ -18,6 +17,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
+from ..service import DictionaryEditError, UploadError, UploadLimits
 from . import api_dictionary, api_progress, api_reading, api_voices, voicevox
 from .access import (
     MANAGE_HERE,
@@ -30,9 +30,7 @@ from .access import (
 )
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
-from .dictionary_file import DictionaryEditError
 from .pages import PAGES, page_handler
-from .uploads import UploadError, UploadLimits
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -105,7 +103,6 @@ def create_app(
     app[MANAGEMENT] = api_voices.STATE_CHANGES | voicevox.STATE_CHANGES
     app[MANAGE_HERE] = True
     app[UPLOAD_LIMITS] = upload_limits or UploadLimits()
-    app[api_voices.UPLOAD_LOCK] = asyncio.Lock()
     for page, path in PAGES.items():
         app.router.add_get(f"/{path}", page_handler(page))
     app.router.add_routes(api_voices.routes)

@@ -43,7 +43,6 @@ class WebServer:
     async def stop(self) -> None:
         for runner in self.runners:
             await runner.cleanup()
-        await self.backend.close()
 
 
 Stopper = Callable[[], Awaitable[None]]
@@ -67,7 +66,6 @@ def web_starter(settings: HttpSettings) -> Callable[[TtsService], Awaitable[Stop
             if await _listen(server, app, settings.voicevox_uri, "VOICEVOX API"):
                 _log_api(settings.voicevox_uri, networks, manage)
         if not server.runners:
-            await server.backend.close()
             return None
         return server.stop
 
@@ -82,11 +80,7 @@ async def start_web_server(
     ``allowed``: the only client addresses (or networks) served; empty: every client."""
     networks = _networks(allowed)
     server = WebServer([], WebBackend(service))
-    try:
-        await _serve(server, create_app(server.backend, allowed=networks), uri)
-    except OSError:
-        await server.backend.close()
-        raise
+    await _serve(server, create_app(server.backend, allowed=networks), uri)
     _log_page(uri, networks)
     return server
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..text.explain import TextReading
+from ..service import TextReading
 
 
 def reading_json(reading: TextReading) -> dict[str, Any]:

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HayakoeError
-from ..service import TtsService
-from ..voices.sources import VoiceSource
+from ..service import TtsService, VoiceSource
 
 
 def voice_list(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from .. import dictionary_file
+from ...service import dictionary as dictionary_file
 from ..api_voices import BACKEND
 from .errors import VoicevoxError, json_body, json_response, query_bool, voicevox_errors
 from .words import word_from_query, word_json, word_uuid, words_from_import
@@ -20,20 +20,9 @@ from .words import word_from_query, word_json, word_uuid, words_from_import
 routes = web.RouteTableDef()
 
 
-def _path(request: web.Request) -> Path:
-    path = request.app[BACKEND].dictionary_path
-    if path is None:
-        raise PermissionError("the user dictionary is not available (see the server log)")
-    return path
-
-
 async def _change(request: web.Request, edit: Callable[[Path], object]) -> None:
     """``edit(path)`` of the file, one edit at a time, then compiled before the answer."""
-    backend = request.app[BACKEND]
-    path = _path(request)
-    async with backend.dictionary_lock:
-        await backend.in_thread(edit, path)
-    await backend.refresh_dictionary()
+    await request.app[BACKEND].service.dictionary.change(edit)
 
 
 def _surface(path: Path, wanted: str) -> str:
@@ -47,10 +36,10 @@ def _surface(path: Path, wanted: str) -> str:
 @routes.get("/user_dict")
 @voicevox_errors
 async def user_dict(request: web.Request) -> web.Response:
-    backend = request.app[BACKEND]
-    if backend.dictionary_path is None:
+    dictionary = request.app[BACKEND].service.dictionary
+    if dictionary.path is None:
         return json_response({})
-    entries = await backend.in_thread(dictionary_file.read_entries, backend.dictionary_path)
+    entries = await dictionary.entries()
     return json_response({word_uuid(e.surface): word_json(e) for e in entries})
 
 

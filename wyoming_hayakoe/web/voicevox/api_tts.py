@@ -17,14 +17,17 @@ import zipfile
 
 from aiohttp import web
 
-from ...engine import PcmPiece, SynthesisParams
-from ...service import ResolvedVoice
-from ...text.accent import AccentPhrase, spoken_phrase
-from ...text.with_reading import sentence_phrases
+from ...service import (
+    AccentPhrase,
+    Finisher,
+    PcmPiece,
+    ResolvedVoice,
+    SynthesisParams,
+    spoken_phrase,
+)
 from ..api_voices import BACKEND
 from ..backend import WebBackend
 from .aquestalk import AquesTalkError, parse_aquestalk
-from .audio import Finisher, wav_header
 from .errors import (
     VoicevoxError,
     json_body,
@@ -43,6 +46,7 @@ from .query import (
     read_query,
 )
 from .styles import find_style
+from .wav import wav_header
 
 routes = web.RouteTableDef()
 
@@ -50,13 +54,7 @@ routes = web.RouteTableDef()
 async def _phrases(backend: WebBackend, text: str) -> list[AccentPhrase]:
     """The accent phrases of ``text``, sentence after sentence, as the engine reads it."""
     backend.service.check_text_length(len(text))
-    frontend = await backend.service.text_frontend()
-
-    def read() -> list[AccentPhrase]:
-        rewritten = frontend.rewrite(text)
-        return [p for _, phrases in sentence_phrases(frontend, rewritten) for p in phrases]
-
-    return await backend.in_text_thread(read)
+    return await backend.service.readings.accent_phrases(text)
 
 
 def _max_morae(backend: WebBackend) -> int:
@@ -125,8 +123,9 @@ async def synthesis(request: web.Request) -> web.StreamResponse:
     query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
     finisher, resolved = await _prepare(backend, number, query)
     if query_bool(request, "stream", False) and finisher.streams:
-        return await _stream(request, backend, finisher, resolved)
-    return web.Response(body=await _wav(backend, finisher, resolved), content_type="audio/wav")
+        return await _stream(request, backend, query, finisher, resolved)
+    wav = await _wav(backend, query, finisher, resolved)
+    return web.Response(body=wav, content_type="audio/wav")
 
 
 @routes.post("/multi_synthesis")
@@ -143,7 +142,7 @@ async def multi_synthesis(request: web.Request) -> web.Response:
         raise VoicevoxError(422, "サンプリングレートが異なるクエリがあります")
     wavs = []
     for query in queries:
-        wavs.append(await _wav(backend, *await _prepare(backend, number, query)))
+        wavs.append(await _wav(backend, query, *await _prepare(backend, number, query)))
     return web.Response(body=await backend.in_thread(_zip, wavs), content_type="application/zip")
 
 
@@ -153,16 +152,18 @@ async def _prepare(
     style = await find_style(backend.service, number)
     resolved = await backend.resolve(style.voice, style.style)
     resolved = dataclasses.replace(resolved, params=query.params(resolved.params))
-    return Finisher(query, resolved.voice.sample_rate), resolved
+    return Finisher(query.finishing(), resolved.voice.sample_rate), resolved
 
 
-async def _wav(backend: WebBackend, finisher: Finisher, resolved: ResolvedVoice) -> bytes:
+async def _wav(
+    backend: WebBackend, query: SynthesisRequest, finisher: Finisher, resolved: ResolvedVoice
+) -> bytes:
     parts: list[bytes] = []
 
     async def on_piece(piece: PcmPiece) -> None:
         parts.append(finisher.piece(piece.pcm))
 
-    await backend.service.synthesize(resolved, finisher.request.reading, on_piece)
+    await backend.service.synthesize(resolved, query.reading, on_piece)
     parts.append(finisher.end())
     mono = await backend.in_thread(finisher.finish, b"".join(parts))
     data = finisher.channels_of(mono)
@@ -170,7 +171,11 @@ async def _wav(backend: WebBackend, finisher: Finisher, resolved: ResolvedVoice)
 
 
 async def _stream(
-    request: web.Request, backend: WebBackend, finisher: Finisher, resolved: ResolvedVoice
+    request: web.Request,
+    backend: WebBackend,
+    query: SynthesisRequest,
+    finisher: Finisher,
+    resolved: ResolvedVoice,
 ) -> web.StreamResponse:
     """The header goes out with the first piece: an error before it is still answered."""
     response = web.StreamResponse(headers={"Content-Type": "audio/wav"})
@@ -185,7 +190,7 @@ async def _stream(
         await write(finisher.piece(piece.pcm))
 
     try:
-        await backend.service.synthesize(resolved, finisher.request.reading, on_piece)
+        await backend.service.synthesize(resolved, query.reading, on_piece)
     except Exception as err:
         if not response.prepared:
             raise

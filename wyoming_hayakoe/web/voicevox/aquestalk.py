@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...text.accent import PhraseReading
-from ...text.kana import LONG_VOWEL_MARK, LONGEST_MORA, MORA_PHONEMES
+from ...service import LONG_VOWEL_MARK, LONGEST_MORA, MORA_PHONEMES, PhraseReading
 
 _ACCENT = "'"
 _DEVOICE = "_"

@@ -21,7 +21,7 @@ from typing import Any
 from aiohttp import web
 
 from ...errors import HayakoeError, ServerBusyError
-from ..dictionary_file import DictionaryEditError
+from ...service import DictionaryEditError
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -25,10 +25,16 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from ...engine.params import SynthesisParams
-from ...text.accent import MARKS, AccentPhrase, Mora, PhraseReading
-from ...text.normalize import fold_punctuation
-from ...text.with_reading import TextWithReading
+from ...service import (
+    MARKS,
+    AccentPhrase,
+    Finishing,
+    Mora,
+    PhraseReading,
+    SynthesisParams,
+    TextWithReading,
+    fold_punctuation,
+)
 from .aquestalk import AquesTalkError, parse_aquestalk
 from .errors import bad_field, number
 
@@ -152,9 +158,22 @@ class SynthesisRequest:
     def pitch_factor(self) -> float:
         return 1.0 + self.pitch
 
+    def finishing(self) -> Finishing:
+        """What is done to the synthesized audio: pitch, speed, volume, silence, output."""
+        return Finishing(
+            pitch=self.pitch,
+            speed=self.speed,
+            volume=self.volume,
+            pre_seconds=self.pre_seconds,
+            post_seconds=self.post_seconds,
+            sample_rate=self.sample_rate,
+            stereo=self.stereo,
+        )
+
     def params(self, base: SynthesisParams) -> SynthesisParams:
         """``base`` (the voice and style's) with this query's settings. The pitch is raised by
-        playing longer audio faster (audio.py), so it is synthesized that much longer."""
+        playing longer audio faster (engine/finishing.py), so it is synthesized that much
+        longer."""
         noise = {
             key: value
             for key, value in (

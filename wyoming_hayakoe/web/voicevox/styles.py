@@ -18,8 +18,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ...service import TtsService
-from ...voices.listing import VoiceEntry
+from ...service import TtsService, VoiceEntry
 from .errors import VoicevoxError
 
 _LOGGER = logging.getLogger(__name__)

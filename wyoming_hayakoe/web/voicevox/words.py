@@ -20,8 +20,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...text.user_dict import Entry
-from ..dictionary_file import DictionaryEditError, validate
+from ...service import DictionaryEditError, Entry, validate
 
 WORD_NAMESPACE = uuid.uuid5(
     uuid.NAMESPACE_URL, "https://github.com/wyoming-hayakoe/wyoming-hayakoe#user_dict"

@@ -1,25 +1,58 @@
-"""Edits of the user dictionary file, line by line, saved atomically.
+"""Edits of the user dictionary file, line by line, saved atomically, one at a time.
 
 Comments, blank lines and lines the server skips stay as they are; an edit replaces the
 entry's own line, a new word is appended. The new file is written next to the old one,
 flushed and renamed over it, so the server (which reloads the file when it changes) never
-reads half a file.
+reads half a file. :class:`DictionaryFile` runs the edits the adapters ask for (the
+VOICEVOX API's words) on the workers' file threads and has the engine compile the result
+before the caller answers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import csv
 import io
 import os
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..text.user_dict import HEADER, Entry, make_entry, parse_entries
+from .workers import Workers
 
 
 class DictionaryEditError(ValueError):
     """The requested word is not valid (the message says why)."""
+
+
+class DictionaryFile:
+    """The user dictionary file (None: there is none), edited by one caller at a time."""
+
+    def __init__(
+        self, path: Path | None, workers: Workers, compile_: Callable[[], Awaitable[object]]
+    ) -> None:
+        self.path = path
+        self._workers = workers
+        self._compile = compile_
+        # One edit at a time, whichever listener (page, VOICEVOX API) it came from.
+        self._editing = asyncio.Lock()
+
+    async def entries(self) -> list[Entry]:
+        """The words in the file (none without a file)."""
+        if self.path is None:
+            return []
+        return await self._workers.files(read_entries, self.path)
+
+    async def change(self, edit: Callable[[Path], object]) -> None:
+        """``edit(path)`` of the file on a file thread, then compiled before returning."""
+        path = self.path
+        if path is None:
+            raise PermissionError("the user dictionary is not available (see the server log)")
+        async with self._editing:
+            await self._workers.files(edit, path)
+        await self._compile()
 
 
 def read_entries(path: Path) -> list[Entry]:

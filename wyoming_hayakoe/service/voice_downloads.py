@@ -1,5 +1,5 @@
-"""Voice downloads started from the Voices page: one at a time on a thread of their own (they
-take minutes), with progress read from the files as they grow."""
+"""Voice downloads started from the Voices page: one at a time on the service's download thread
+(they take minutes), with progress read from the files as they grow."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from ..voices.catalog import catalog_repository
 from ..voices.hub import repo_file_url, resolve_endpoint
 from ..voices.layout import SPEAKERS_DIR
 from ..voices.remote_file import DownloadOptions, fetch_remote_info
+from .workers import Workers
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -33,15 +33,19 @@ class DownloadJob:
 
 class VoiceDownloads:
     """The downloads of this page: ``fetch(name)`` installs a voice (blocking) and
-    ``finished()`` runs after each, whether it worked or not."""
+    ``finished()`` runs after each, whether it worked or not; both blocking steps run on the
+    workers' download thread."""
 
     def __init__(
-        self, fetch: Callable[[str], object], finished: Callable[[], Awaitable[None]]
+        self,
+        workers: Workers,
+        fetch: Callable[[str], object],
+        finished: Callable[[], Awaitable[None]],
     ) -> None:
         self.jobs: dict[str, DownloadJob] = {}
+        self._workers = workers
         self._fetch = fetch
         self._finished = finished
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-web-download")
         self._tasks: set[asyncio.Task[None]] = set()
 
     def running(self) -> set[str]:
@@ -61,9 +65,8 @@ class VoiceDownloads:
 
     async def _download(self, job: DownloadJob) -> None:
         try:
-            loop = asyncio.get_running_loop()
-            job.total = await loop.run_in_executor(self._pool, remote_total, job.name, job.files)
-            await loop.run_in_executor(self._pool, self._fetch, job.name)
+            job.total = await self._workers.download(remote_total, job.name, job.files)
+            await self._workers.download(self._fetch, job.name)
             job.state = "done"
         except (HayakoeError, OSError) as err:
             job.state, job.error = "error", str(err)
@@ -87,7 +90,6 @@ class VoiceDownloads:
     def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def remote_total(name: str, files: list[str]) -> int | None:

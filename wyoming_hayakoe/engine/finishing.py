@@ -1,10 +1,12 @@
-"""The WAV a VOICEVOX client gets: the service's audio with the query's pitch, silence, volume,
-sampling rate and channels (16-bit PCM, as VOICEVOX ENGINE writes it).
+"""Output finishing: the engine's 16-bit audio with a VOICEVOX query's pitch, silence, volume,
+sampling rate and channels, beside the engine's other audio code (as VOICEVOX ENGINE keeps its
+own in its synthesis pipeline, under its HTTP routers).
 
-- ``pitchScale``: the voice is synthesized ``1 + pitchScale`` times longer (query.py), then
-  resampled to play that much faster: the pitch rises by that factor and the length is back
-  where it was. The formants move with it (a higher voice also sounds smaller), where
-  AivisSpeech Engine moves the pitch alone with a vocoder (and warns that it degrades the sound).
+- ``pitchScale``: the voice is synthesized ``1 + pitchScale`` times longer (the VOICEVOX
+  API's query), then resampled to play that much faster: the pitch rises by that factor and
+  the length is back where it was. The formants move with it (a higher voice also sounds
+  smaller), where AivisSpeech Engine moves the pitch alone with a vocoder (and warns that it
+  degrades the sound).
 - ``prePhonemeLength``/``postPhonemeLength``: silence before and after, divided by
   ``speedScale`` as VOICEVOX does. Only what the voice's own silence lacks is added (measured
   as the engine measures pauses), so 0 leaves the audio as synthesized.
@@ -17,28 +19,12 @@ Without a pitch or rate change the audio can stream piece by piece (:class:`Fini
 
 from __future__ import annotations
 
-import struct
+from dataclasses import dataclass
 
 import numpy as np
 
-from ...engine.audio import soft_limit
-from ...engine.pauses import trailing_silence_seconds
-from .query import SynthesisRequest
-
-_OPEN_SIZE = 0xFFFFFFFF
-"""The size a streamed WAV's header gives for audio of unknown length."""
-
-
-def wav_header(sample_rate: int, channels: int = 1, data_size: int | None = None) -> bytes:
-    """A 16-bit PCM WAV header; without ``data_size`` the sizes are left open (streaming)."""
-    data = _OPEN_SIZE if data_size is None else data_size
-    riff = _OPEN_SIZE if data_size is None else 36 + data_size
-    block = 2 * channels
-    return struct.pack(
-        "<4sI4s4sIHHIIHH4sI",
-        b"RIFF", riff, b"WAVE", b"fmt ", 16, 1, channels,
-        sample_rate, sample_rate * block, block, 16, b"data", data,
-    )  # fmt: skip
+from .audio import soft_limit
+from .pauses import trailing_silence_seconds
 
 
 def resample(samples: np.ndarray, count: int) -> np.ndarray:
@@ -54,10 +40,29 @@ def resample(samples: np.ndarray, count: int) -> np.ndarray:
     return np.fft.irfft(spectrum, count) * (count / len(samples))
 
 
-class Finisher:
-    """Applies one query's rendering to the service's 16-bit mono pieces, in order."""
+@dataclass(frozen=True)
+class Finishing:
+    """How one request's audio is finished (the defaults leave it as synthesized)."""
 
-    def __init__(self, request: SynthesisRequest, voice_rate: int) -> None:
+    pitch: float = 0.0
+    """The voice was synthesized ``1 + pitch`` times longer; played that much faster."""
+    speed: float = 1.0
+    volume: float = 1.0
+    pre_seconds: float = 0.0
+    post_seconds: float = 0.0
+    sample_rate: int | None = None
+    """None: the voice's own."""
+    stereo: bool = False
+
+    @property
+    def pitch_factor(self) -> float:
+        return 1.0 + self.pitch
+
+
+class Finisher:
+    """Applies one request's finishing to the engine's 16-bit mono pieces, in order."""
+
+    def __init__(self, request: Finishing, voice_rate: int) -> None:
         self.request = request
         self.voice_rate = voice_rate
         self.output_rate = request.sample_rate or voice_rate

@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp import ClientSession
-from browser_utils import INGRESS_PREFIX, Site, ingress_proxy, open_site, serve_app
+from browser_utils import (
+    BROWSER_MARKS,
+    INGRESS_PREFIX,
+    Site,
+    chromium,
+    ingress_proxy,
+    open_site,
+    serve_app,
+)
 from voicevox_utils import QUIET_QUERY, hayakoe_speaker_uuid, read_wav
 from web_utils import (
     catalog_download,
@@ -28,17 +36,6 @@ from web_utils import (
 
 from wyoming_hayakoe.voices.catalog import load_catalog
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--autoplay-policy=no-user-gesture-required",
-]
 PANEL_STATE = """(id) => {
     const panel = document.getElementById(id);
     return {
@@ -50,15 +47,7 @@ PANEL_STATE = """(id) => {
 PAGES = {"voices": "", "try": "try", "reading": "reading", "dictionary": "dictionary"}
 TINY_UUID = hayakoe_speaker_uuid("tiny")
 
-pytestmark = [
-    pytest.mark.slow,
-    # One browser and one event loop for the module: chromium starts once, not per test.
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.skipif(
-        not CHROMIUM.is_file(),
-        reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 async_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
 
 
@@ -68,14 +57,8 @@ model_cache = model_cache_fixture()
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Any]:
     """Chromium, started once for the module; each test opens its own context (open_site)."""
-    async with async_api.async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
+    async with chromium(async_api) as browser:
+        yield browser
 
 
 @pytest_asyncio.fixture(loop_scope="module")

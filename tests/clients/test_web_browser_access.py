@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp import web
-from browser_utils import INGRESS_PREFIX, ingress_proxy, serve_app
+from browser_utils import BROWSER_MARKS, INGRESS_PREFIX, chromium, ingress_proxy, serve_app
 from voicevox_utils import aivisspeech_style_id, hayakoe_speaker_uuid
 from web_utils import (
     UPLOAD_LIMITS,
@@ -33,18 +33,8 @@ from tools.server_process import free_port
 from wyoming_hayakoe.web.access import AccessPolicy
 from wyoming_hayakoe.web.app import create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # the names a rebinding attacker and Home Assistant would have, on this machine
-    "--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP ha.test 127.0.0.1",
-]
+# the names a rebinding attacker and Home Assistant would have, on this machine
+RESOLVER_RULES = "--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP ha.test 127.0.0.1"
 TINY_STYLE = aivisspeech_style_id(hayakoe_speaker_uuid("tiny"), 0)
 ATTACKS = """async ({target, zip}) => {
     const word = 'user_dict_word?surface=%E6%94%BB%E6%92%83&pronunciation=%E3%82%B3%E3%82%A6'
@@ -91,14 +81,7 @@ ALLOWED_CLIENT = """async ({target, style}) => {
             word.status];
 }"""
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.skipif(
-        not CHROMIUM.is_file(),
-        reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 async_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
 
 model_cache = model_cache_fixture()
@@ -106,14 +89,8 @@ model_cache = model_cache_fixture()
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Any]:
-    async with async_api.async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
+    async with chromium(async_api, [RESOLVER_RULES]) as browser:
+        yield browser
 
 
 async def other_site(port: int = 0) -> tuple[web.AppRunner, str]:

@@ -1,19 +1,44 @@
-"""Helpers of the browser tests (test_web_browser.py): the page served on 127.0.0.1, a
-small stand-in for Home Assistant's ingress proxy, and a browser tab that records errors."""
+"""Helpers of the browser tests (tests/clients/test_web_browser*.py): Debian's chromium started
+once per module, the page served on 127.0.0.1, a small stand-in for Home Assistant's ingress
+proxy, and a browser tab that records errors."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import ClientSession, web
 from web_utils import WebFixture
 
 from tools.server_process import REPO_ROOT
 
 INGRESS_PREFIX = "/api/hassio_ingress/Xy9-token_123"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--autoplay-policy=no-user-gesture-required",
+)
+BROWSER_MARKS = [
+    pytest.mark.slow,
+    # One browser and one event loop for the module: chromium starts once, not per test.
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.skipif(
+        not CHROMIUM.is_file(),
+        reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)",
+    ),
+]
+"""A browser test module's ``pytestmark``."""
 ARTIFACTS = Path(os.environ.get("WYOMING_HAYAKOE_ARTIFACTS", REPO_ROOT / "test-artifacts" / "web"))
 DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
 
@@ -100,3 +125,17 @@ async def open_site(browser: Any, fixture: WebFixture, url: str, language: str) 
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} {r.failure}"))
     return Site(fixture, url, page, errors)
+
+
+@asynccontextmanager
+async def chromium(async_api: Any, extra_args: Sequence[str] = ()) -> AsyncIterator[Any]:
+    """Debian's chromium through playwright (``async_api``: the module the test imported or
+    skipped on), closed at the end."""
+    async with async_api.async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, *extra_args]
+        )
+        try:
+            yield browser
+        finally:
+            await browser.close()

@@ -11,7 +11,8 @@ import yaml
 from fresh_python import modules_imported
 
 from tools.server_process import REPO_ROOT
-from wyoming_hayakoe.addon import supervisor
+from wyoming_hayakoe.addon import discovery, supervisor
+from wyoming_hayakoe.addon import options as addon_options
 from wyoming_hayakoe.addon import voicevox as addon_voicevox
 from wyoming_hayakoe.cli.options import PARAM_OPTIONS, parse_args
 from wyoming_hayakoe.voices.hub import resolve_endpoint
@@ -30,7 +31,7 @@ def load_yaml(path: Path) -> Any:
 
 def test_default_options_give_the_servers_defaults() -> None:
     options = load_yaml(ADDON_DIR / "config.yaml")["options"]
-    assert supervisor.options_to_args(options) == [
+    assert addon_options.options_to_args(options) == [
         "--voice", "jvnv-F1-jp", "--speed", "1.0", "--sdp-ratio", "0.2",
         "--noise-scale", "0.6", "--noise-w", "0.8", "--style-weight", "1.0",
     ]  # fmt: skip
@@ -45,7 +46,7 @@ def test_every_option_has_its_argument() -> None:
     }  # fmt: skip
     voicevox = {"voicevox_api": True, "voicevox_api_allow": ["10.0.0.0/8"],
                 "voicevox_api_manage": True, "voicevox_api_hosts": ["tts.lan"]}  # fmt: skip
-    args = supervisor.options_to_args(options)
+    args = addon_options.options_to_args(options)
     assert args == [
         "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "0.8", "--sdp-ratio", "0.5",
         "--noise-scale", "0.3", "--noise-w", "0.4", "--style-weight", "2.5",
@@ -53,26 +54,26 @@ def test_every_option_has_its_argument() -> None:
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments or the server's environment
     # (the old speed: below)
-    known = supervisor.OPTION_NAMES - {supervisor.OLD_SPEED_OPTION}
+    known = addon_options.OPTION_NAMES - {addon_options.OLD_SPEED_OPTION}
     assert set(options) | set(voicevox) == known
-    api = addon_voicevox.voicevox_args(voicevox, supervisor.VOICEVOX_URI, "h")
+    api = addon_voicevox.voicevox_args(voicevox, addon_voicevox.VOICEVOX_URI, "h")
     for flag in ("--voicevox-uri", "--voicevox-allow", "--voicevox-manage", "--http-host"):
         assert flag in api
-    env = supervisor.server_environment(options, {"PATH": "/bin"})
+    env = addon_options.server_environment(options, {"PATH": "/bin"})
     assert env == {"PATH": "/bin", "HF_ENDPOINT": "https://mirror.example/hub/"}
 
 
 def test_offline_options_reach_the_server_as_it_reads_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    args = supervisor.options_to_args({"local_files_only": True})
+    args = addon_options.options_to_args({"local_files_only": True})
     assert parse_args([*args, "--data-dir", "/tmp"], {}).local_files_only is True
-    assert "--local-files-only" not in supervisor.options_to_args({"local_files_only": False})
+    assert "--local-files-only" not in addon_options.options_to_args({"local_files_only": False})
     for empty in (None, "", "  "):
-        env = supervisor.server_environment({"hub_endpoint": empty}, {"HF_ENDPOINT": "x"})
+        env = addon_options.server_environment({"hub_endpoint": empty}, {"HF_ENDPOINT": "x"})
         assert env == {"HF_ENDPOINT": "x"}, "an empty mirror keeps what the container says"
     # The server reads the mirror where the downloader looks for it.
-    env = supervisor.server_environment({"hub_endpoint": " https://m.example "}, {})
+    env = addon_options.server_environment({"hub_endpoint": " https://m.example "}, {})
     monkeypatch.setenv("HF_ENDPOINT", env["HF_ENDPOINT"])
     assert resolve_endpoint() == "https://m.example"
 
@@ -83,7 +84,7 @@ def test_the_mapping_is_the_command_lines(tmp_path: Path) -> None:
         argv = [option.flag, "0.5", "--data-dir", str(tmp_path)]  # a value each one takes
         parsed = parse_args(argv, {})
         assert getattr(parsed, option.dest) in ("0.5", 0.5), option
-        assert supervisor.VALUE_OPTIONS[option.addon_option] == option.flag
+        assert addon_options.VALUE_OPTIONS[option.addon_option] == option.flag
 
 
 @pytest.mark.parametrize(("speed_scale", "length_scale"), [(2.0, 0.5), (0.5, 2.0), (1.0, 1.0)])
@@ -92,7 +93,7 @@ def test_the_addons_speed_is_voicevoxs_larger_is_faster(
 ) -> None:
     """speed_scale reads as VOICEVOX's speedScale; the server's --speed is HayaKoe's length
     scale, its inverse, as the VOICEVOX-compatible API converts speedScale too."""
-    args = supervisor.options_to_args({"speed_scale": speed_scale})
+    args = addon_options.options_to_args({"speed_scale": speed_scale})
     parsed = parse_args([*args, "--data-dir", str(tmp_path)], {})
     assert parsed.speed == length_scale
 
@@ -103,28 +104,28 @@ def test_an_old_speed_is_still_honoured_and_the_log_says_what_to_set(
     """A speed saved with 0.1.0 (a length scale) still reaches options.json (it stays in the
     schema, optional) and keeps speaking at that speed while speed_scale is at its default."""
     old = {"voice": "tiny", "speed_scale": 1.0, "speed": 1.25}
-    assert supervisor.options_to_args(old) == ["--voice", "tiny", "--speed", "1.25"]
+    assert addon_options.options_to_args(old) == ["--voice", "tiny", "--speed", "1.25"]
     assert "set speed_scale to 0.8 and clear speed" in caplog.text
     caplog.clear()
     # only the old option (speed_scale absent) is the same
-    assert supervisor.options_to_args({"speed": 1.25}) == ["--speed", "1.25"]
+    assert addon_options.options_to_args({"speed": 1.25}) == ["--speed", "1.25"]
     caplog.clear()
     # the old default says nothing
-    assert supervisor.options_to_args({"speed_scale": 1.0, "speed": 1.0}) == ["--speed", "1.0"]
+    assert addon_options.options_to_args({"speed_scale": 1.0, "speed": 1.0}) == ["--speed", "1.0"]
     assert caplog.text == ""
 
 
 def test_a_set_speed_scale_wins_over_an_old_speed(caplog: pytest.LogCaptureFixture) -> None:
-    args = supervisor.options_to_args({"speed_scale": 2.0, "speed": 1.25})
+    args = addon_options.options_to_args({"speed_scale": 2.0, "speed": 1.25})
     assert args == ["--speed", "0.5"]
     assert "Option speed (1.25) is ignored: speed_scale (2.0) is set" in caplog.text
 
 
 def test_the_old_speed_is_optional_in_the_schema_and_has_no_default() -> None:
     config = load_yaml(ADDON_DIR / "config.yaml")
-    assert config["schema"][supervisor.OLD_SPEED_OPTION] == "float(0.5,2.0)?"
-    assert supervisor.OLD_SPEED_OPTION not in config["options"]
-    assert config["options"][supervisor.SPEED_OPTION] == 1.0
+    assert config["schema"][addon_options.OLD_SPEED_OPTION] == "float(0.5,2.0)?"
+    assert addon_options.OLD_SPEED_OPTION not in config["options"]
+    assert config["options"][addon_options.SPEED_OPTION] == 1.0
 
 
 def test_the_start_up_module_imports_nothing_heavy() -> None:
@@ -135,30 +136,30 @@ def test_the_start_up_module_imports_nothing_heavy() -> None:
 
 @pytest.mark.parametrize("threads", [0, None, ""])
 def test_no_threads_leaves_the_choice_to_the_server(threads: Any) -> None:
-    args = supervisor.options_to_args({"voice": "tiny", "threads": threads})
+    args = addon_options.options_to_args({"voice": "tiny", "threads": threads})
     assert args == ["--voice", "tiny"]
 
 
 def test_empty_style_and_debug_off_add_nothing() -> None:
-    args = supervisor.options_to_args({"style": "  ", "debug_logging": False})
+    args = addon_options.options_to_args({"style": "  ", "debug_logging": False})
     assert args == []
 
 
 def test_server_args_put_the_users_folder_first_and_download_into_data() -> None:
-    args = supervisor.server_args(
+    args = addon_options.server_args(
         {"voice": "tiny"}, "tcp://0.0.0.0:10200", Path("/data"), Path("/share/hayakoe")
     )
     assert args == [
         "--uri", "tcp://0.0.0.0:10200", "--data-dir", "/share/hayakoe", "--data-dir", "/data",
         "--download-dir", "/data", "--voice", "tiny",
     ]  # fmt: skip
-    without_share = supervisor.server_args({}, "tcp://0.0.0.0:10200", Path("/data"), None)
+    without_share = addon_options.server_args({}, "tcp://0.0.0.0:10200", Path("/data"), None)
     assert without_share == ["--uri", "tcp://0.0.0.0:10200", "--data-dir", "/data",
                              "--download-dir", "/data"]  # fmt: skip
 
 
 def test_the_web_page_answers_only_the_ingress_proxy() -> None:
-    args = supervisor.server_args(
+    args = addon_options.server_args(
         {}, "tcp://0.0.0.0:10200", Path("/data"), None, "tcp://0.0.0.0:8099"
     )
     assert args[:6] == [
@@ -170,7 +171,7 @@ def test_the_web_page_answers_only_the_ingress_proxy() -> None:
 
 
 def test_the_web_page_believes_the_ingress_proxys_forwarded_host() -> None:
-    args = supervisor.server_args({}, "tcp://0.0.0.0:10200", Path("/data"), None, WEB)
+    args = addon_options.server_args({}, "tcp://0.0.0.0:10200", Path("/data"), None, WEB)
     parsed = parse_args(args, {})
     assert parsed.http_proxy == ["172.30.32.2"] and parsed.voicevox_uri is None
     assert parsed.http_host is None  # ingress alone: no name needs listing
@@ -179,13 +180,15 @@ def test_the_web_page_believes_the_ingress_proxys_forwarded_host() -> None:
 def test_the_voicevox_api_is_off_unless_asked_for() -> None:
     defaults = load_yaml(ADDON_DIR / "config.yaml")["options"]
     assert defaults["voicevox_api"] is False and defaults["voicevox_api_manage"] is False
-    assert addon_voicevox.voicevox_args(defaults, supervisor.VOICEVOX_URI, "local-hayakoe") == []
+    assert (
+        addon_voicevox.voicevox_args(defaults, addon_voicevox.VOICEVOX_URI, "local-hayakoe") == []
+    )
 
 
 def test_the_voicevox_api_option_opens_port_50021_to_the_allowed_networks() -> None:
     defaults = load_yaml(ADDON_DIR / "config.yaml")["options"]
     options = {**defaults, "voicevox_api": True}
-    args = supervisor.server_args(
+    args = addon_options.server_args(
         options, "tcp://0.0.0.0:10200", Path("/data"), None, WEB, hostname="5c53de3b-hayakoe"
     )
     parsed = parse_args(args, {})
@@ -225,12 +228,12 @@ def test_the_user_narrows_the_api_and_opens_the_dictionary() -> None:
 
 
 def test_discovery_uri_is_the_hostname_and_the_listening_port() -> None:
-    assert supervisor.discovery_uri("tcp://0.0.0.0:10200", "abc-hayakoe") == (
+    assert discovery.discovery_uri("tcp://0.0.0.0:10200", "abc-hayakoe") == (
         "tcp://abc-hayakoe:10200"
     )
-    assert supervisor.local_uri("tcp://0.0.0.0:10201") == "tcp://127.0.0.1:10201"
+    assert discovery.local_uri("tcp://0.0.0.0:10201") == "tcp://127.0.0.1:10201"
     with pytest.raises(ValueError):
-        supervisor.discovery_uri("unix:///tmp/socket")
+        discovery.discovery_uri("unix:///tmp/socket")
 
 
 # ------------------------------------------------------------------ the add-on's files
@@ -240,7 +243,7 @@ def test_config_schema_options_and_mapping_agree() -> None:
     config = load_yaml(ADDON_DIR / "config.yaml")
     schema, options = config["schema"], config["options"]
     assert set(options) <= set(schema)
-    assert set(schema) == supervisor.OPTION_NAMES
+    assert set(schema) == addon_options.OPTION_NAMES
     # an option without a default in `options` must be optional in the schema
     for name in set(schema) - set(options):
         assert str(schema[name]).endswith("?"), name
@@ -249,7 +252,7 @@ def test_config_schema_options_and_mapping_agree() -> None:
     assert config["ingress"] is True
     assert supervisor.WEB_URI.endswith(f":{config.get('ingress_port', 8099)}")  # 8099: default
     assert "8099/tcp" not in config["ports"]  # the page is reached through ingress only
-    assert supervisor.VOICEVOX_URI.endswith(":50021") and config["ports"]["50021/tcp"] == 50021
+    assert addon_voicevox.VOICEVOX_URI.endswith(":50021") and config["ports"]["50021/tcp"] == 50021
     assert set(config["ports_description"]) == set(config["ports"])
     build = load_yaml(ADDON_DIR / "build.yaml")
     assert set(build["build_from"]) == set(config["arch"])

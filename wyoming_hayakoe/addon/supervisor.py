@@ -1,10 +1,9 @@
 """Home Assistant add-on start-up: ``python -m wyoming_hayakoe.addon.supervisor``.
 
-Turns the add-on's ``/data/options.json`` into server arguments, runs the server
-(``python -m wyoming_hayakoe``) as a child process that receives SIGTERM and SIGINT, and once
-it answers ``describe`` tells the Supervisor where to find it (``POST /discovery``, service
-``wyoming``), so Home Assistant offers the Wyoming integration by itself. A failed discovery
-is logged and the server keeps serving; the exit status is the server's.
+Turns the add-on's ``/data/options.json`` into server arguments (``options.py``), runs the
+server (``python -m wyoming_hayakoe``) as a child process that receives SIGTERM and SIGINT,
+and once it answers ``describe`` tells the Supervisor where to find it (``discovery.py``). A
+failed discovery is logged and the server keeps serving; the exit status is the server's.
 
 It is the container's PID 1 (config.yaml: ``init: false``): it reaps every process that ends
 up its child (a compile child left by a killed server is handed to PID 1), and signals to the
@@ -19,236 +18,36 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
 
-from wyoming_hayakoe.addon.voicevox import VOICEVOX_OPTIONS, VOICEVOX_URI, voicevox_args
-from wyoming_hayakoe.cli.options import DEFAULT_URI, INGRESS_PROXY, PARAM_OPTIONS
-from wyoming_hayakoe.commands.health_check import check as describe_check
+from wyoming_hayakoe.addon.discovery import announce, discovery_uri
+from wyoming_hayakoe.addon.options import (
+    DEBUG_OPTION,
+    load_options,
+    server_args,
+    server_environment,
+    share_folder,
+)
+from wyoming_hayakoe.addon.voicevox import VOICEVOX_URI
+from wyoming_hayakoe.cli.options import DEFAULT_URI
 from wyoming_hayakoe.memory import memory_seen, oom_kills
 
-_LOGGER = logging.getLogger("wyoming_hayakoe.addon.supervisor")
+ADDON_LOGGER = "wyoming_hayakoe.addon"
+# Named, not __name__: run as ``python -m`` this module is __main__.
+_LOGGER = logging.getLogger(f"{ADDON_LOGGER}.supervisor")
 
 OPTIONS_PATH = Path("/data/options.json")
 DATA_DIR = Path("/data")
 SHARE_DIR = Path("/share/hayakoe")
 WEB_URI = "tcp://0.0.0.0:8099"
 """The web page, for Home Assistant's ingress (``ingress_port`` in config.yaml)."""
-SUPERVISOR_URL_ENV = "SUPERVISOR_URL"
-DEFAULT_SUPERVISOR_URL = "http://supervisor"
-TOKEN_ENV = "SUPERVISOR_TOKEN"
-
-# Add-on options whose value is handed to the server as it is.
-VALUE_OPTIONS = {
-    "voice": "--voice",
-    **{option.addon_option: option.flag for option in PARAM_OPTIONS},
-    "samples_per_chunk": "--samples-per-chunk",
-}
-# Add-on options that are 1 / the server's value (speed_scale: larger is faster, as VOICEVOX's
-# speedScale; the server's --speed is HayaKoe's length scale).
-RECIPROCAL_OPTIONS = frozenset(o.addon_option for o in PARAM_OPTIONS if o.addon_reciprocal)
-SPEED_OPTION = "speed_scale"
-OLD_SPEED_OPTION = "speed"
-"""In 0.1.0 the add-on's speed was the length scale itself (larger is slower). It stays in
-the schema, optional, so that the Supervisor keeps a value saved then instead of dropping it:
-it is still used while ``speed_scale`` is at its default."""
-THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
-DEBUG_OPTION = "debug_logging"
-LOCAL_FILES_ONLY_OPTION = "local_files_only"  # never download: /share/hayakoe and /data only
-HUB_ENDPOINT_OPTION = "hub_endpoint"  # a mirror of the voice repository (HF_ENDPOINT)
-OPTION_NAMES = frozenset(
-    {
-        *VALUE_OPTIONS,
-        OLD_SPEED_OPTION,
-        THREADS_OPTION,
-        DEBUG_OPTION,
-        LOCAL_FILES_ONLY_OPTION,
-        HUB_ENDPOINT_OPTION,
-        *VOICEVOX_OPTIONS,
-    }
-)
-HUB_ENDPOINT_ENV = "HF_ENDPOINT"
 SERVER_COMMAND = [sys.executable, "-m", "wyoming_hayakoe"]
-
-DESCRIBE_INTERVAL = 0.5  # seconds between describe attempts while the server starts
-RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each further discovery attempt
-HTTP_TIMEOUT = 10.0
-
-
-class DiscoveryError(Exception):
-    """The Supervisor did not accept the discovery message."""
-
-
-def options_to_args(options: Mapping[str, Any]) -> list[str]:
-    """Server arguments for the add-on options; empty values leave the server's default."""
-    args: list[str] = []
-    for name, flag in VALUE_OPTIONS.items():
-        value = options.get(name)
-        if name == SPEED_OPTION and _given(options.get(OLD_SPEED_OPTION)):
-            args += _speed_args(value, options[OLD_SPEED_OPTION])
-        elif value is not None and _given(value):
-            given = 1 / float(value) if name in RECIPROCAL_OPTIONS else value
-            args += [flag, str(given).strip()]
-    threads = options.get(THREADS_OPTION)
-    if threads:
-        args += ["--threads", str(int(threads))]
-    if options.get(LOCAL_FILES_ONLY_OPTION):
-        args.append("--local-files-only")
-    if options.get(DEBUG_OPTION):
-        args.append("--debug")
-    return args
-
-
-def server_environment(options: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
-    """The server's environment: this one, with the mirror option as ``HF_ENDPOINT``."""
-    env = dict(environ)
-    endpoint = str(options.get(HUB_ENDPOINT_OPTION) or "").strip()
-    if endpoint:
-        env[HUB_ENDPOINT_ENV] = endpoint
-    return env
-
-
-def _given(value: Any) -> bool:
-    return value is not None and bool(str(value).strip())
-
-
-def _speed_args(speed_scale: Any, old_speed: Any) -> list[str]:
-    """``--speed`` when options.json still holds the old ``speed`` (a length scale): used as
-    it is while ``speed_scale`` is at its default 1.0, else ignored; either way the log says
-    what to set instead."""
-    old = float(old_speed)
-    as_scale = f"{1 / old:.3g}"
-    if not _given(speed_scale) or float(speed_scale) == 1.0:
-        if old != 1.0:
-            _LOGGER.warning(
-                "Option %s (%s, a length scale: larger is slower) is replaced by %s (larger "
-                "is faster, as VOICEVOX's speedScale): speaking at %s %s, which is %s %s; set "
-                "%s to %s and clear %s in the add-on's configuration",
-                OLD_SPEED_OPTION, old, SPEED_OPTION, OLD_SPEED_OPTION, old, SPEED_OPTION,
-                as_scale, SPEED_OPTION, as_scale, OLD_SPEED_OPTION,
-            )  # fmt: skip
-        return ["--speed", str(old)]
-    _LOGGER.warning(
-        "Option %s (%s) is ignored: %s (%s) is set and replaces it; clear %s in the add-on's "
-        "configuration",
-        OLD_SPEED_OPTION, old, SPEED_OPTION, speed_scale, OLD_SPEED_OPTION,
-    )  # fmt: skip
-    return ["--speed", str(1 / float(speed_scale))]
-
-
-def server_args(
-    options: Mapping[str, Any],
-    uri: str,
-    data_dir: Path,
-    share_dir: Path | None,
-    web_uri: str | None = None,
-    voicevox_uri: str = VOICEVOX_URI,
-    hostname: str | None = None,
-) -> list[str]:
-    """Everything the server is started with, apart from pass-through arguments.
-
-    The user's folder comes first: the server reads ``user_dict.csv`` from its first data
-    directory, and /share is where users can edit files (Samba, File editor). Downloads and
-    compiled models go to the add-on's own /data. ``web_uri``: serve the web page there, to
-    the ingress proxy only (whose forwarded host is believed: the Supervisor passes on the
-    browser's Host, whatever name Home Assistant is reached by, and Home Assistant has
-    logged the user in). ``voicevox_uri``: the API's own port, if the options open it.
-    """
-    dirs = [share_dir] if share_dir is not None else []
-    args = ["--uri", uri]
-    if web_uri:
-        args += [
-            "--http-uri",
-            web_uri,
-            "--http-allow",
-            INGRESS_PROXY,
-            "--http-proxy",
-            INGRESS_PROXY,
-        ]
-    args += voicevox_args(options, voicevox_uri, hostname or socket.gethostname())
-    for folder in [*dirs, data_dir]:
-        args += ["--data-dir", str(folder)]
-    return [*args, "--download-dir", str(data_dir), *options_to_args(options)]
-
-
-def discovery_uri(listen_uri: str, hostname: str | None = None) -> str:
-    """``tcp://HOSTNAME:PORT``: the add-on container's hostname resolves in Home Assistant."""
-    port = urlsplit(listen_uri).port
-    if port is None:
-        raise ValueError(f"no port in {listen_uri}")
-    return f"tcp://{hostname or socket.gethostname()}:{port}"
-
-
-def local_uri(listen_uri: str) -> str:
-    """Where this process reaches the server it started."""
-    parts = urlsplit(listen_uri)
-    host = parts.hostname or "127.0.0.1"
-    if host in ("0.0.0.0", "::", ""):
-        host = "127.0.0.1"
-    return f"tcp://{host}:{parts.port}"
-
-
-def post_discovery(supervisor_url: str, token: str, uri: str) -> str:
-    """Send one discovery message; returns the Supervisor's uuid for it."""
-    body = json.dumps({"service": "wyoming", "config": {"uri": uri}}).encode()
-    request = urllib.request.Request(
-        supervisor_url.rstrip("/") + "/discovery",
-        data=body,
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
-            answer = json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as err:
-        raise DiscoveryError(f"HTTP {err.code} {err.reason}") from err
-    except (OSError, ValueError) as err:
-        raise DiscoveryError(str(getattr(err, "reason", err))) from err
-    if not isinstance(answer, dict) or answer.get("result") != "ok":
-        raise DiscoveryError(f"unexpected answer {answer!r}")
-    data = answer.get("data")
-    return str(data.get("uuid", "")) if isinstance(data, dict) else ""
-
-
-async def wait_until_serving(uri: str) -> None:
-    """Return once the server answers ``describe`` (the first start may download for long)."""
-    while (problem := await describe_check(uri, HTTP_TIMEOUT)) is not None:
-        _LOGGER.debug("Waiting for the server: %s", problem)
-        await asyncio.sleep(DESCRIBE_INTERVAL)
-
-
-async def announce(listen_uri: str, environ: Mapping[str, str]) -> bool:
-    """Wait for the server, then tell the Supervisor about it. True if it was accepted."""
-    token = environ.get(TOKEN_ENV)
-    if not token:
-        _LOGGER.info("No %s (not running as an add-on): Supervisor discovery skipped", TOKEN_ENV)
-        return False
-    supervisor_url = environ.get(SUPERVISOR_URL_ENV) or DEFAULT_SUPERVISOR_URL
-    await wait_until_serving(local_uri(listen_uri))
-    uri = discovery_uri(listen_uri)
-    attempts = len(RETRY_DELAYS) + 1
-    for attempt, delay in enumerate([0.0, *RETRY_DELAYS], start=1):
-        await asyncio.sleep(delay)
-        try:
-            uuid = await asyncio.to_thread(post_discovery, supervisor_url, token, uri)
-        except DiscoveryError as err:
-            _LOGGER.warning("Discovery attempt %d/%d failed: %s", attempt, attempts, err)
-            continue
-        _LOGGER.info("Sent discovery %s to Home Assistant (uuid %s)", uri, uuid or "?")
-        return True
-    _LOGGER.warning("Home Assistant was not told about %s: add Wyoming by hand", uri)
-    return False
 
 
 async def run(
@@ -321,29 +120,6 @@ def _forward(process: subprocess.Popen[bytes], signum: int) -> None:
         process.send_signal(signum)
 
 
-def load_options(path: Path) -> dict[str, Any]:
-    """The add-on options; none at all when the file is missing (run outside Home Assistant)."""
-    if not path.exists():
-        _LOGGER.warning("%s not found: every option keeps its default", path)
-        return {}
-    options = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(options, dict):
-        raise ValueError(f"{path} does not hold a JSON object")
-    for name in sorted(set(options) - OPTION_NAMES):
-        _LOGGER.warning("Unknown option %r in %s is ignored", name, path)
-    return options
-
-
-def share_folder(path: Path) -> Path | None:
-    """The user's voice folder, created on first start; None if /share is not mapped."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        _LOGGER.warning("No user voice folder %s: %s", path, err.strerror or err)
-        return None
-    return path
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m wyoming_hayakoe.addon.supervisor",
@@ -382,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _LOGGER.error("Cannot start: %s", err)
         return 2
     if options.get(DEBUG_OPTION):
-        _LOGGER.setLevel(logging.DEBUG)
+        logging.getLogger(ADDON_LOGGER).setLevel(logging.DEBUG)  # discovery's too
     server_env = server_environment(options, os.environ)
     return asyncio.run(run([*command, *passthrough], args.uri, os.environ, server_env))
 

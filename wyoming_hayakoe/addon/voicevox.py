@@ -1,6 +1,6 @@
 """The add-on's VOICEVOX-compatible API on a port of its own: its options in
 ``/data/options.json`` turned into the server's ``--voicevox-*`` and ``--http-host`` arguments
-(supervisor.py hands them on). Imports nothing heavy: it runs before the server."""
+(options.py hands them on). Imports nothing heavy: it runs before the server."""
 
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ class ParamOption:
     field: str
     """The SynthesisParams field it sets."""
     addon_option: str
-    """Its name among the add-on's options (addon/config.yaml), handed on by supervisor.py."""
+    """Its name among the add-on's options (addon/config.yaml), handed on by addon/options.py."""
     help: str
     type: Callable[[str], Any] = str
     addon_reciprocal: bool = False

@@ -20,9 +20,10 @@ from ..voices.listing import HAYAKOE_CREDIT, VoiceEntry
 from ..voices.sources import VoiceSource
 from . import dictionary
 from .dictionary import DictionaryEditError, validate
-from .service import ResolvedVoice, TtsService, VoiceStatus
+from .service import TtsService
 from .settings import ServiceSettings
 from .voice_downloads import DownloadJob
+from .voice_loading import ResolvedVoice, VoiceStatus
 from .voice_names import styled_voice_name
 from .voice_uploads import UploadError, UploadLimits, check_file_name
 

@@ -45,7 +45,12 @@ def test_timed_log_under_a_pinning_wrapper(tmp_path: Path) -> None:
 
 
 def test_timed_wait_fails_at_once_when_the_server_exits(tmp_path: Path) -> None:
-    server = start_server(tmp_path, "--voice", "no-such-voice", "--threads", "1", timed=True)
+    # Nothing installed and downloads off: the one missing voice that stops the server (with
+    # a voice installed it serves that one and never gets ready for the missing default).
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = ("--data-dir", str(empty), "--voice", "tiny", "--local-files-only")
+    server = start_server(tmp_path, "--threads", "1", base_args=args, timed=True)
     with pytest.raises(RuntimeError, match="did not get ready"):
         server.wait_ready(timeout=120)
     assert server.process.poll() is not None

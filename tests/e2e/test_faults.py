@@ -286,5 +286,30 @@ async def test_broken_default_voice_is_refused_while_the_others_serve(
     assert "serving the other voices" in errors[0]
 
 
+async def test_a_misspelt_default_voice_is_refused_while_the_others_serve(
+    tmp_path: Path, compiled_caches: CompiledCaches
+) -> None:
+    """A typo in the default voice's name is no reason to stop: the installed voice serves, and
+    a request for the default is refused at once with the voices there are. A typo does not
+    heal by itself, so it is not retried in the background."""
+    cache = compiled_caches.copy(tmp_path / "cache")
+    server = start(tmp_path, "--data-dir", str(copy_voice_root(tmp_path / "data")),
+                   "--voice", "tinny", "--local-files-only", "--cache-dir", str(cache))  # fmt: skip
+    try:
+        wait_for_line(server, "Cannot load the default voice tinny")
+        response = await synthesize_refused(server, SHORT_TEXT)
+        (error,) = response.errors
+        assert error.code == "unknown-voice", error
+        assert "'tinny'" in error.text and "did you mean 'tiny'?" in error.text, error
+        assert "retrying" not in error.text, error
+        async with server.client() as client:
+            response = await synthesize(client, SHORT_TEXT, voice="tiny")
+        assert response.types[-1] == "audio-stop" and response.pcm
+        assert server.process.poll() is None
+    finally:
+        server.stop()
+    assert "retrying in the background" not in server.log(), server.log()
+
+
 def test_catalog_names_used_here_exist() -> None:
     assert set(DOWNLOAD_FAULTS.values()) <= set(load_catalog())

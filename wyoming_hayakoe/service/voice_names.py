@@ -8,6 +8,7 @@ a name that is not on it (a voice copied in since), and only on a worker thread.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from ..voices.listing import VoiceEntry, collect_voice_entries
 from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
 
+_VOICES_SHOWN = 8  # an unknown voice's message lists at most these
 _STYLED_NAME_RE = re.compile(r"^(?P<voice>.+) \((?P<style>[^()]+)\)$")
 
 
@@ -111,9 +113,23 @@ class VoiceNames:
                 f"Voice {name!r} is incomplete: {folder} has no {', '.join(missing)}; "
                 "copy the missing files there or download the voice again"
             )
-        if self._local_files_only and name in self._store.all_voice_names():
+        known = self._store.all_voice_names()
+        if self._local_files_only and name in known:
             return f"Voice {name!r} is not installed and downloads are off (--local-files-only)"
-        return f"Unknown voice: {name!r}"
+        # A typo is the likeliest cause: name the voice meant, or what there is.
+        if self._local_files_only:
+            known = sorted(self._store.sources())
+        close = difflib.get_close_matches(name, known, n=1)
+        if close:
+            return (
+                f"Unknown voice: {name!r} (not installed, not in the catalog); "
+                f"did you mean {close[0]!r}?"
+            )
+        shown = ", ".join(known[:_VOICES_SHOWN]) + (", ..." if len(known) > _VOICES_SHOWN else "")
+        return (
+            f"Unknown voice: {name!r} (not installed, not in the catalog); "
+            f"voices: {shown or 'none'}"
+        )
 
 
 def request_params(defaults: SynthesisParams, voice: Voice, wanted: str | None) -> SynthesisParams:

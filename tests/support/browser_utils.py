@@ -18,7 +18,9 @@ from web_utils import WebFixture
 from tools.server_process import REPO_ROOT
 
 INGRESS_PREFIX = "/api/hassio_ingress/Xy9-token_123"
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's chromium; WYOMING_HAYAKOE_CHROMIUM names another Chromium-based browser (CI on Ubuntu,
+# whose chromium package is a snap, uses the runner's Google Chrome).
+CHROMIUM = Path(os.environ.get("WYOMING_HAYAKOE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = (
     "--headless",
     "--no-sandbox",

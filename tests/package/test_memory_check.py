@@ -66,3 +66,29 @@ def test_a_limit_above_the_need_says_nothing(group: MemoryCgroup, tmp_path: Path
         tmp_path / "synthesizer.onnx", int(LIMIT_MB / SERVING_NEED_PER_MODEL_MB) - 10
     )
     assert check_in_cgroup(group, small) == "None"
+
+
+def test_weights_kept_beside_a_model_count_toward_the_need(tmp_path: Path) -> None:
+    """A voice whose weights are ONNX external data (``synthesizer.onnx.data``) needs memory
+    for them as much as for weights inside the model file."""
+    from wyoming_hayakoe.service.memory_check import model_files
+    from wyoming_hayakoe.voices.layout import BERT_MODEL_PATH, DURATION_PREDICTOR_FILE
+    from wyoming_hayakoe.voices.sources import hayakoe_source
+
+    folder, bert_root = tmp_path / "voice", tmp_path / "bert-root"
+    folder.mkdir()
+    source = hayakoe_source("v", folder)
+    source.model.write_bytes(b"model")
+    (folder / DURATION_PREDICTOR_FILE).write_bytes(b"predictor")
+    bert = bert_root / BERT_MODEL_PATH
+    bert.parent.mkdir(parents=True)
+    bert.write_bytes(b"bert")
+    assert set(model_files(source, bert_root)) == {
+        source.model,
+        folder / DURATION_PREDICTOR_FILE,
+        bert,
+    }
+    weights = source.model.with_name(source.model.name + ".data")
+    weights.write_bytes(b"weights")
+    assert weights in model_files(source, bert_root)
+    assert weights in model_files(source, None) and bert not in model_files(source, None)

@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from ..memory import SERVING_NEED_PER_MODEL_MB, memory_seen, serving_need_mb
-from ..voices.layout import BERT_MODEL_PATH, DURATION_PREDICTOR_FILE
+from ..voices.layout import BERT_MODEL_PATH, DURATION_PREDICTOR_FILE, external_data_file
 from ..voices.sources import VoiceSource
 
 _LOGGER = logging.getLogger(__name__)
@@ -16,13 +16,15 @@ _LOGGER = logging.getLogger(__name__)
 
 def model_files(source: VoiceSource, bert_root: Path | None) -> list[Path]:
     """The model files serving ``source`` runs: its synthesizer, its duration predictor (a
-    HayaKoe folder may have one) and the shared BERT."""
-    files = [source.model]
+    HayaKoe folder may have one) and the shared BERT, each with its weights where they are
+    kept beside it as external data (the need follows the weights, wherever they are)."""
+    models = [source.model]
     if source.path.is_dir() and (source.path / DURATION_PREDICTOR_FILE).is_file():
-        files.append(source.path / DURATION_PREDICTOR_FILE)
+        models.append(source.path / DURATION_PREDICTOR_FILE)
     if bert_root is not None:
-        files.append(bert_root / BERT_MODEL_PATH)
-    return files
+        models.append(bert_root / BERT_MODEL_PATH)
+    weights = [external_data_file(m) for m in models]
+    return models + [w for w in weights if w.is_file()]
 
 
 def check_memory_for(name: str, files: list[Path]) -> str | None:

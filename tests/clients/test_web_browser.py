@@ -278,8 +278,9 @@ async def test_a_slow_download_shows_as_a_progress_bar_with_its_step(
     from hf_server import HFTestServer
 
     catalog, data = catalog_download(tmp_path)
-    # 16 KB every 10 ms: the 6 MB voice takes several seconds, time for the page to poll.
-    with HFTestServer(tmp_path / "repo", throttle=0.01) as hub:
+    # 16 KB every 30 ms: the 6 MB voice takes at least 11 s, longer than two of the idle
+    # page's 4 s polls (at 10 ms a busy runner saw the download end between two polls).
+    with HFTestServer(tmp_path / "repo", throttle=0.03) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
         async with web_service(data, model_cache, catalog=catalog, local_files_only=False) as fx:
             runner, url = await serve_app(fx.app)

@@ -58,8 +58,8 @@ def run() -> None:
 
 def create_service(args: argparse.Namespace) -> TtsService:
     """The service as the parsed options describe it."""
-    from .engine.params import SynthesisParams
     from .errors import HayakoeError
+    from .inference.params import SynthesisParams
     from .service import ServiceSettings, TtsService
     from .text.user_dict import user_dictionary_path
     from .voices.layout import CACHE_DIR, USER_DICTIONARY_FILE

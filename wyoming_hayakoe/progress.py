@@ -1,7 +1,7 @@
 """Long work in progress (downloads, first-start compiles): what it is, which step, how far.
 
 The service owns a :class:`ProgressBoard` and runs its loading work inside
-``reporting_to(board)``; the layers below (voices/ downloads, engine/ compiles) find it with
+``reporting_to(board)``; the layers below (voices/ downloads, compiling/ compiles) find it with
 :func:`current_board` and report into it, from whatever thread they run on. The web page reads
 :meth:`ProgressBoard.snapshot`. Work started with no board in effect (a command-line tool, a
 test) reports into a board nobody reads. Logging stays with the work itself.

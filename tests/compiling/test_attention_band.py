@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 from wyoming_hayakoe.compiling.graphs import attention_band
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
+from wyoming_hayakoe.inference.synthesizer import synthesizer_inputs
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"
 SYNTHESIZER = ROOT / "onnx" / "speakers" / "tiny" / "synthesizer.onnx"

@@ -22,8 +22,8 @@ import pytest
 from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling import children, staging
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.calibration import gain_of
 from wyoming_hayakoe.errors import MemoryShortError, ModelFileError
+from wyoming_hayakoe.inference.calibration import gain_of
 from wyoming_hayakoe.memory import MemorySeen
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"

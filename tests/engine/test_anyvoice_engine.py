@@ -27,8 +27,8 @@ from compiled_voices import CompiledCaches
 from tools.engine_audio import float_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.engine import Engine, SynthesisParams
-from wyoming_hayakoe.engine.synthesizer import synthesizer_inputs
 from wyoming_hayakoe.errors import ModelFileError
+from wyoming_hayakoe.inference.synthesizer import synthesizer_inputs
 from wyoming_hayakoe.voices.sources import slug, speaker_names
 from wyoming_hayakoe.voices.store import VoiceStore
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, TimedDecoder
 
-from wyoming_hayakoe.engine.streaming import decode_scheduled
+from wyoming_hayakoe.inference.streaming import decode_scheduled
 from wyoming_hayakoe.pacing.scheduler import Pacing, PlaybackClock, Scheduler
 from wyoming_hayakoe.pacing.windows import MAX_WINDOW_FRAMES, SPEED_MARGIN, DecodeSpeed
 

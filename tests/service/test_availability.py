@@ -18,8 +18,8 @@ import pytest
 from fake_engine import FakeEngine, fake_engine_factory
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, free_port
-from wyoming_hayakoe.engine.params import SynthesisParams
 from wyoming_hayakoe.errors import DownloadError, ModelFileError
+from wyoming_hayakoe.inference.params import SynthesisParams
 from wyoming_hayakoe.service import ServiceSettings, TtsService
 from wyoming_hayakoe.service.availability import (
     BERT,

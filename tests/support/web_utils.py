@@ -16,7 +16,7 @@ from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
-from wyoming_hayakoe.engine.params import SynthesisParams
+from wyoming_hayakoe.inference.params import SynthesisParams
 from wyoming_hayakoe.service import ServiceSettings, TtsService
 from wyoming_hayakoe.service.voice_uploads import UploadLimits
 from wyoming_hayakoe.text.user_dict import UserDictionary

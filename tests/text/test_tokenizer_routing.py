@@ -14,8 +14,8 @@ from fresh_python import modules_imported
 
 from wyoming_hayakoe.compiling import bert as bert_compiler
 from wyoming_hayakoe.engine import Engine
-from wyoming_hayakoe.engine.bert import BertEncoder
 from wyoming_hayakoe.errors import ModelFileError
+from wyoming_hayakoe.inference.bert import BertEncoder
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 from wyoming_hayakoe.text.tokenizer import BertTokenizer
 from wyoming_hayakoe.text.tokenizer_loader import (

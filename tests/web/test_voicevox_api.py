@@ -30,7 +30,7 @@ from web_utils import (
 )
 
 from wyoming_hayakoe.engine import PcmPiece
-from wyoming_hayakoe.engine.params import SynthesisParams
+from wyoming_hayakoe.inference.params import SynthesisParams
 
 model_cache = model_cache_fixture()
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)

@@ -20,8 +20,8 @@ import onnxruntime as ort
 
 from wyoming_hayakoe.compiling.graphs.optimize import optimize
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import WEIGHTS, split_synthesizer
-from wyoming_hayakoe.engine.decoder import Decoder
 from wyoming_hayakoe.engine.engine import Engine
+from wyoming_hayakoe.inference.decoder import Decoder
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
 

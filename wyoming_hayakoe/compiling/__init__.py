@@ -1,7 +1,9 @@
 """Compiling models for this machine: the one place that makes what the server loads.
 
-The request-time engine (engine/) only opens what this made, through compiled.py, the one
-module of this folder it imports. The graph edits are in graphs/.
+A layer below the request-time engine (engine/), which only opens what this made, through
+compiled.py, the one module of this folder it imports. The graph edits are in graphs/; the
+self-check runs the compiled models with the code that will serve them (inference/, the
+layer below).
 
 The first time a model is used on a machine it is compiled, in a child process that exits
 (child.py, the only entry point), one step after another and freeing as it goes: the shared
@@ -17,8 +19,3 @@ A child that cannot finish is never taken for a bad file: children.py says why i
 server goes on with a leaner form of the model, saying once what that costs and how to get it
 back.
 """
-
-# The engine opens models through compiled.py, and this folder runs the engine's own model
-# code (synthesizer, decoder, calibration) to check what it compiled: the engine is imported
-# first, whichever side a caller names, so that neither finds the other half-initialized.
-from .. import engine as _engine  # noqa: F401

@@ -20,8 +20,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..engine.bert import BertEncoder, check_inputs, check_vocabulary
 from ..errors import MemoryShortError, ModelFileError
+from ..inference.bert import BertEncoder, check_inputs, check_vocabulary
 from ..runtime.sessions import RuntimeSettings
 from .cache import compiled_folder, new_record, read_record, remove_damaged, writable, write_record
 from .children import CompileFailure, run_job

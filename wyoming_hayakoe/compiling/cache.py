@@ -35,7 +35,7 @@ from typing import Any
 import onnxruntime as ort
 
 from .. import __version__
-from ..engine import decoder as decoder_module
+from ..inference import decoder as decoder_module
 from .self_check import CHECK_VERSION
 
 _LOGGER = logging.getLogger(__name__)

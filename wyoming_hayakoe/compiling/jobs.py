@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.calibration import Calibration
+from ..inference.calibration import Calibration
 from ..voices.config import DecoderShape
 
 JOB_FILE = "job.json"

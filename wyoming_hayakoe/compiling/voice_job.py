@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import audio as pcm
-from ..engine.calibration import gain_file
-from ..engine.decoder import open_decoder
-from ..engine.inputs import SYNTHESIZER_NAMES, InputNames
-from ..engine.synthesizer import front_outputs, sentence_audio
 from ..errors import ModelFileError
+from ..inference import audio as pcm
+from ..inference.calibration import gain_file
+from ..inference.decoder import open_decoder
+from ..inference.inputs import SYNTHESIZER_NAMES, InputNames
+from ..inference.synthesizer import front_outputs, sentence_audio
 from ..runtime import model_io
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from .cache import new_record, write_record

@@ -24,10 +24,10 @@ from typing import Any
 
 import onnxruntime as ort
 
-from ..engine.calibration import Calibration
-from ..engine.decoder import Decoder, open_decoder
-from ..engine.inputs import SYNTHESIZER_NAMES, InputNames
 from ..errors import ModelFileError
+from ..inference.calibration import Calibration
+from ..inference.decoder import Decoder, open_decoder
+from ..inference.inputs import SYNTHESIZER_NAMES, InputNames
 from ..memory import memory_seen
 from ..runtime import model_io
 from ..runtime.sessions import RuntimeSettings

@@ -4,9 +4,9 @@ No asyncio and no Wyoming here: callers on an event loop run the engine in a wor
 """
 
 from ..compiling.compiled import SelfCheckResult
+from ..inference.params import SynthesisParams
 from ..pacing.scheduler import Pacing
 from .engine import Continuation, Engine, PcmPiece
-from .params import SynthesisParams
 from .voice import Voice
 
 __all__ = [

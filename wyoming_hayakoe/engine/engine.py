@@ -15,6 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from ..compiling.compiled import cache_key, open_bert, prune, remove_abandoned, writable
+from ..inference import audio as pcm
+from ..inference.bert import BertEncoder
+from ..inference.calibration import CALIBRATION_TEXT, Calibration, calibration
+from ..inference.params import SynthesisParams
 from ..pacing.scheduler import Pacing
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..text.frontend import Phonemes, TextFrontend
@@ -23,14 +27,10 @@ from ..text.with_reading import TextWithReading
 from ..voices import layout
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource
-from . import audio as pcm
 from . import rendering
 from .audio_cache import AudioCache
-from .bert import BertEncoder
-from .calibration import CALIBRATION_TEXT, Calibration, calibration
 from .frontend_state import FrontendState
 from .loaded_voices import LoadedVoices
-from .params import SynthesisParams
 from .pieces import Continuation, PcmPiece
 from .prepared import PreparedText
 from .voice import Voice
@@ -142,7 +142,7 @@ class Engine:
         """The calibration sentences of a voice's speaker, as synthesizer inputs."""
         return calibration(
             self._calibration_key(speaker),
-            self.prepare(CALIBRATION_TEXT),
+            [sentence.phonemes for sentence in self.prepare(CALIBRATION_TEXT).sentences],
             self.features,
             config.styles,
             vectors,

@@ -1,6 +1,6 @@
 """Output finishing: the engine's 16-bit audio with a VOICEVOX query's pitch, silence, volume,
-sampling rate and channels, beside the engine's other audio code (as VOICEVOX ENGINE keeps its
-own in its synthesis pipeline, under its HTTP routers).
+sampling rate and channels, in the request-time engine with inference/audio.py's limiter (as
+VOICEVOX ENGINE keeps its own in its synthesis pipeline, under its HTTP routers).
 
 - ``pitchScale``: the voice is synthesized ``1 + pitchScale`` times longer (the VOICEVOX
   API's query), then resampled to play that much faster: the pitch rises by that factor and
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .audio import soft_limit
+from ..inference.audio import soft_limit
 from .pauses import trailing_silence_seconds
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 
 from ..compiling.compiled import keep
+from ..inference.calibration import Calibration, gain_file, gain_of
+from ..inference.streaming import warm_up
 from ..pacing.windows import DecodeSpeed
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource, hayakoe_source
-from .calibration import Calibration, gain_file, gain_of
-from .streaming import warm_up
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)

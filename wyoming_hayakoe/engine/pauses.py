@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..inference.params import SynthesisParams
 from ..text.frontend import Phonemes
 from ..text.symbols import SYMBOLS
-from .params import SynthesisParams
 from .prepared import PreparedSentence
 from .voice import Voice
 

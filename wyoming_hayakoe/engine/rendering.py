@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..inference.params import SynthesisParams
 from ..pacing.scheduler import Pacing, PlaybackClock, Scheduler
 from ..pacing.windows import DecodeSpeed
 from ..text.frontend import Phonemes
 from ..text.sentences import Sentence
-from .params import SynthesisParams
 from .pauses import PausePlanner, missing_silence_samples, trailing_silence_seconds
 from .pieces import AudioPiece, Continuation
 from .prepared import PreparedSentence, PreparedText

@@ -25,16 +25,16 @@ from ..compiling.compiled import (
     published_duration_branch,
 )
 from ..errors import ModelFileError, UnknownStyleError
+from ..inference.calibration import Calibration
+from ..inference.decoder import Decoder
+from ..inference.inputs import DURATION_NAMES, InputNames
+from ..inference.params import SynthesisParams
+from ..inference.synthesizer import sentence_audio, synthesis_steps, synthesizer_inputs
 from ..pacing.scheduler import Scheduler
 from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource
-from .calibration import Calibration
-from .decoder import Decoder
-from .inputs import DURATION_NAMES, InputNames
-from .params import SynthesisParams
-from .synthesizer import sentence_audio, synthesis_steps, synthesizer_inputs
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ BERT_OUTPUT = TensorSpec("tensor(float)", 3)
 
 
 def check_synthesizer(session: ort.InferenceSession, path: Path) -> None:
-    """Its audio output (its inputs: engine/inputs.py, which maps exporters' names)."""
+    """Its audio output (its inputs: inference/inputs.py, which maps exporters' names)."""
     require_io(session, path, "Synthesizer", set(), 1, {0: _AUDIO})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.params import SynthesisParams
+from ..inference.params import SynthesisParams
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ The generator is conv_pre, then per upsampling step a transposed convolution fol
 residual blocks, then conv_post. Cut at the input of every ``ups.N`` transposed convolution,
 the stages run one after the other on pieces of the signal, each at its own rate: a window
 then recomputes only each stage's own reach instead of the whole stack's (see
-engine/decoder.py). The cut works on the graph alone: the stages read their weights from the
+inference/decoder.py). The cut works on the graph alone: the stages read their weights from the
 data file the decoder reads (see synthesizer_split), none twice.
 """
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from wyoming_hayakoe.engine.audio import (
+from wyoming_hayakoe.inference.audio import (
     LIMITER_KNEE,
     TARGET_RMS_DBFS,
     calibration_gain,

@@ -11,7 +11,7 @@ fast the machine is.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +23,6 @@ from . import audio as pcm
 from .decoder import Decoder
 from .inputs import InputNames
 from .params import SynthesisParams
-from .prepared import PreparedText
 from .synthesizer import Feeds, sentence_audio, synthesizer_inputs
 
 CALIBRATION_TEXT = "こんにちは。今日は良い天気ですね、お出かけにぴったりです。"
@@ -64,21 +63,22 @@ def gain_file(folder: Path, key: str) -> Path:
 
 def calibration(
     key: str,
-    prepared: PreparedText,
+    sentences: Sequence[Phonemes],
     features: Callable[[Phonemes], np.ndarray],
     styles: Mapping[str, int],
     style_vectors: np.ndarray,
     speaker_id: int,
 ) -> Calibration:
-    """The calibration text (``prepared``) as synthesizer inputs, in the voice's default
-    style (Neutral, else its first) at full weight."""
+    """The calibration text's ``sentences`` as synthesizer inputs (those with speech), in the
+    voice's default style (Neutral, else its first) at full weight."""
     style = CALIBRATION_PARAMS.style
     row = styles[style] if style in styles else min(styles.values(), default=0)
     params = dataclasses.replace(CALIBRATION_PARAMS, speaker_id=speaker_id)
     vector = np.asarray(style_vectors[row], dtype=np.float32)
-    sentences = [s.phonemes for s in prepared.sentences if s.phonemes.has_speech]
     return Calibration(
-        key, speaker_id, [synthesizer_inputs(p, features(p), vector, params) for p in sentences]
+        key,
+        speaker_id,
+        [synthesizer_inputs(p, features(p), vector, params) for p in sentences if p.has_speech],
     )
 
 

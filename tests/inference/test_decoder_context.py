@@ -1,7 +1,7 @@
 """Decoding in windows equals decoding whole with the decoder's exact context, and clearly not
-with less, on the committed synthetic voices. The decoder runs stage by stage (engine/decoder.py):
-each stage keeps the reach of its own convolutions; "less context" takes frames off every
-stage's reach.
+with less, on the committed synthetic voices. The decoder runs stage by stage
+(inference/decoder.py): each stage keeps the reach of its own convolutions; "less context"
+takes frames off every stage's reach.
 
 Their decoders have weight on the outer kernel taps (tools/synthetic_voice/decoder_weights.py),
 so the latent frames at the edge of the receptive field count as in a trained decoder. Measured
@@ -22,7 +22,7 @@ import pytest
 
 from wyoming_hayakoe.compiling.graphs.decoder_stages import cut_decoder_stages, stage_path
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import WEIGHTS, split_synthesizer
-from wyoming_hayakoe.engine.decoder import Decoder, open_decoder
+from wyoming_hayakoe.inference.decoder import Decoder, open_decoder
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 from wyoming_hayakoe.voices.config import DecoderShape
 

@@ -2,6 +2,6 @@
 and its decoder in windows, and the calibration that measures a voice's gain on them.
 
 Both the request-time engine and the compiler's self-check run this code, so a compiled
-model is checked by exactly the code that will serve it. Nothing here knows requests,
-caches or what was compiled: blocking calls on sessions handed in.
+model is checked by exactly the code that will serve it. Nothing here knows requests or
+caches: blocking calls on sessions handed in.
 """

@@ -1,10 +1,12 @@
-"""Katakana readings of written numbers, days and numbers before a unit, spelled out here
-independently of the package: the expected side of tests/data/units_corpus.tsv
-(units_corpus.py) and of its tests."""
+"""Katakana readings of written numbers, days and numbers before a unit or a counter, spelled
+out here independently of the package: the expected side of tests/data/units_corpus.tsv
+(units_corpus.py), of the hand-written corpora whose readings hold slots (:func:`expand`) and
+of their tests."""
 
 from __future__ import annotations
 
 import itertools
+import re
 
 _DIGITS = ["", "イチ", "ニ", "サン", "ヨン", "ゴ", "ロク", "ナナ", "ハチ", "キュー"]
 _TENS = ["", "ジュー"] + [d + "ジュー" for d in _DIGITS[2:]]
@@ -100,6 +102,41 @@ def number_kana(text: str) -> list[str]:
     return [sign + w + "テン" + decimals for w in wholes]
 
 
+_VOICED = dict(
+    zip(
+        "カキクケコサシスセソタチツテトハヒフヘホ",
+        "ガギグゲゴザジズゼゾダヂヅデドバビブベボ",
+        strict=True,
+    )
+)
+_HALF_VOICED = dict(zip("ハヒフヘホ", "パピプペポ", strict=True))
+_SOUND_CHANGES = (
+    ("イチ", ["イッ"]),
+    ("ロク", ["ロッ"]),
+    ("ハチ", ["ハッ", "ハチ"]),
+    ("ジュー", ["ジュッ", "ジッ"]),
+    ("ヒャク", ["ヒャッ"]),
+    ("ビャク", ["ビャッ"]),
+    ("ピャク", ["ピャッ"]),
+)
+
+
+def _sound_changed(kana: str, counter: str) -> list[str]:
+    """A number and a counter that changes its first sound: small tsu before it (一階 イッカイ,
+    六本 ロッポン: h becomes p), voiced after サン, セン and マン (三階 サンガイ, 三本 サンボン)."""
+    head, rest = counter[:1], counter[1:]
+    if "テン" in kana:
+        return [kana + counter]
+    if kana.endswith(("サン", "セン", "ゼン", "マン")) and head in _VOICED:
+        return [kana + _VOICED[head] + rest]
+    for ending, shorts in _SOUND_CHANGES:
+        if kana.endswith(ending) and (head in _VOICELESS or head in _HALF_VOICED):
+            stem = kana[: -len(ending)]
+            changed = _HALF_VOICED.get(head, head) + rest
+            return [stem + s + (changed if s.endswith("ッ") else counter) for s in shorts]
+    return [kana + counter]
+
+
 def _counted(kana: str, placeholder: str, unit_start: str) -> list[str]:
     """The last number of a reading before its unit: 分 (イップン), 日 (ミッカ), 年 (ヨネン)."""
     if placeholder == "g":
@@ -156,9 +193,36 @@ def readings(template: str, first: str | None, last: str) -> list[str]:
         placeholder, _, tail = rest.partition("}")
         if placeholder == "d":
             lasts = _day_kana(last)
+        elif placeholder == "s":
+            lasts = [c for k in number_kana(last) for c in _sound_changed(k, tail)]
+            tail = ""
         else:
             lasts = [c for k in number_kana(last) for c in _counted(k, placeholder, tail[:1])]
         firsts = [k + "カラ" for k in number_kana(first)] if first is not None else [""]
         for a, b in itertools.product(firsts, lasts):
             results.append(head + a + b + tail)
+    return list(dict.fromkeys(results))
+
+
+_SLOT = re.compile(r"\[([^\]:]+)(?::([^\]]+))?\]")
+
+
+def expand(reading: str) -> list[str]:
+    """The readings of a corpus line: katakana alternatives (``|``) with slots spelled here,
+    ``[3:{s}カイ]`` a number and its counter (a template of :func:`readings`, its own
+    alternatives separated by ``/``), ``[12]`` a number."""
+    results: list[str] = []
+    for alternative in reading.split("|"):
+        choices: list[list[str]] = []
+        position = 0
+        for slot in _SLOT.finditer(alternative):
+            choices.append([alternative[position : slot.start()]])
+            content, template = slot.groups()
+            if template is not None:
+                choices.append(readings(template.replace("/", "|"), None, content))
+            else:
+                choices.append(number_kana(content))
+            position = slot.end()
+        choices.append([alternative[position:]])
+        results += ["".join(parts) for parts in itertools.product(*choices)]
     return list(dict.fromkeys(results))

@@ -7,8 +7,9 @@ alone, so the reference normalizer (:mod:`wyoming_hayakoe.text.normalize`) sees 
 
 Order: ™-like marks, ``½`` and ``Ⅲ`` (before NFKC turns them into letters and digits),
 NFKC, markdown and emoji, then on each stretch outside the user-dictionary words: dates and
-times, quantities with units, other numbers, colons, English words (tech words first). If no
-rule changes anything, the original text is returned as it came (not even NFKC-normalized).
+times, quantities with units, ranges of counted quantities, other numbers, colons, English
+words (tech words first). If no rule changes anything, the original text is returned as it
+came (not even NFKC-normalized).
 
 The rules run until nothing changes, so a second pass changes nothing either
 (:meth:`SmartHomeRewriter.rewrite` is idempotent). The engine applies it once per request,
@@ -25,6 +26,7 @@ from .dates import read_dates_and_times, read_minutes
 from .english import EnglishRewriter
 from .markdown import strip_markdown, strip_marks
 from .numbers import read_number_symbols, read_numbers
+from .ranges import read_ranges
 from .trace import USER_DICTIONARY, Rule, normalize_width, note, stretch, substitute
 from .unit_table import LATIN_READINGS
 from .units import read_quantities
@@ -108,7 +110,7 @@ class SmartHomeRewriter:
         if not text:
             return text
         text = read_dates_and_times(text)
-        text = read_quantities(text)
+        text = read_ranges(read_quantities(text))
         text = read_minutes(read_numbers(text))
         text = substitute(_COLON, "、", substitute(_RATIO, "対", text, _RATIO_RULE), _COLON_RULE)
         return self._english.rewrite(text)

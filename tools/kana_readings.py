@@ -1,12 +1,13 @@
-"""Katakana readings of written numbers, days and numbers before a unit or a counter, spelled
-out here independently of the package: the expected side of tests/data/units_corpus.tsv
-(units_corpus.py), of the hand-written corpora whose readings hold slots (:func:`expand`) and
-of their tests."""
+"""Katakana readings of written numbers, days, numbers before a unit or a counter, and
+chemical formulas, spelled out here independently of the package: the expected side of
+tests/data/units_corpus.tsv (units_corpus.py), of the hand-written corpora whose readings hold
+slots (:func:`expand`) and of their tests."""
 
 from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 
 _DIGITS = ["", "イチ", "ニ", "サン", "ヨン", "ゴ", "ロク", "ナナ", "ハチ", "キュー"]
 _TENS = ["", "ジュー"] + [d + "ジュー" for d in _DIGITS[2:]]
@@ -204,13 +205,51 @@ def readings(template: str, first: str | None, last: str) -> list[str]:
     return list(dict.fromkeys(results))
 
 
+_LETTER_KANA = """エー ビー シー ディー イー エフ ジー エイチ アイ ジェー ケー エル エム エヌ オー
+ピー キュー アール エス ティー ユー ブイ ダブリュー エックス ワイ ゼット"""
+_LETTERS = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", _LETTER_KANA.split(), strict=True))
+_ENGLISH_KANA = """ワン ツー スリー フォー ファイブ シックス セブン エイト ナイン テン イレブン
+トゥエルブ サーティーン フォーティーン フィフティーン シックスティーン セブンティーン エイティーン
+ナインティーン"""
+_ENGLISH = _ENGLISH_KANA.split()
+_CHARGE_KANA = {"⁺": "プラス", "⁻": "マイナス"}
+_ENGLISH_TENS = {2: "トゥエンティ", 3: "サーティ", 4: "フォーティ", 5: "フィフティ"}
+
+
+def _english(number: int) -> str:
+    """A count in English katakana, as far as formulas count (1 to 59)."""
+    if number < 20:
+        return _ENGLISH[number - 1]
+    tens, ones = divmod(number, 10)
+    return _ENGLISH_TENS[tens] + (_ENGLISH[ones - 1] if ones else "")
+
+
+_FORMULA_PART = re.compile(r"([A-Z])([a-z]?)|([0-9]+)|([()])|([⁰¹²³⁴-⁹]*)([⁺⁻])|(ₓ)")
+
+
+def formula_kana(formula: str) -> str:
+    """A formula as announcers spell it: letters by name, counts (subscript) and charges
+    (superscript) in English (``SO₄²⁻`` エスオーフォーツーマイナス)."""
+    words = ""
+    plain = "".join(c if c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻" else unicodedata.normalize("NFKC", c) for c in formula)
+    for upper, lower, count, _, charge, sign, x in _FORMULA_PART.findall(plain):
+        if upper:
+            words += _LETTERS[upper] + (_LETTERS[lower.upper()] if lower else "")
+        words += _english(int(count)) if count else ""
+        if sign:
+            digits = unicodedata.normalize("NFKC", charge)
+            words += (_english(int(digits)) if digits else "") + _CHARGE_KANA[sign]
+        words += _LETTERS["X"] if x else ""
+    return words
+
+
 _SLOT = re.compile(r"\[([^\]:]+)(?::([^\]]+))?\]")
 
 
 def expand(reading: str) -> list[str]:
     """The readings of a corpus line: katakana alternatives (``|``) with slots spelled here,
     ``[3:{s}カイ]`` a number and its counter (a template of :func:`readings`, its own
-    alternatives separated by ``/``), ``[12]`` a number."""
+    alternatives separated by ``/``), ``[12]`` a number, ``[NO₂]`` a formula."""
     results: list[str] = []
     for alternative in reading.split("|"):
         choices: list[list[str]] = []
@@ -220,8 +259,10 @@ def expand(reading: str) -> list[str]:
             content, template = slot.groups()
             if template is not None:
                 choices.append(readings(template.replace("/", "|"), None, content))
-            else:
+            elif content[0].isdigit() or content[0] == "-":
                 choices.append(number_kana(content))
+            else:
+                choices.append([formula_kana(content)])
             position = slot.end()
         choices.append([alternative[position:]])
         results += ["".join(parts) for parts in itertools.product(*choices)]

@@ -133,3 +133,8 @@ def test_a_malformed_list_line_is_named(tmp_path: Path) -> None:
     broken.write_text("\n".join([*lines, bad]))
     with pytest.raises(BrandListError, match=f"line {len(lines) + 1}"):
         load_brands(broken)
+
+
+def test_each_spelling_is_read_in_a_stored_page_or_marked_unchecked() -> None:
+    assert {b.checked for b in BRANDS} == {"stored page", "unchecked"}
+    assert len([b for b in BRANDS if b.checked == "stored page"]) >= 80

@@ -26,7 +26,7 @@ from .trace import Rule, substitute
 BRANDS_FILE = Path(__file__).resolve().parents[1] / "data" / "brands.tsv"
 FIELDS = ("name", "japanese", "reading", "accent", "category", "context", "source", "checked")
 CONTEXTS = ("any", "device")
-CHECKS = ("stored page", "maker site")
+CHECKS = ("stored page", "unchecked")
 
 DEVICE_PARTICLES = ("の", "で", "が", "を", "に")
 """A word right before one of these is a thing in the home (Ringが鳴りました)."""
@@ -61,8 +61,9 @@ class Brand:
     source: str
     """Where the Japanese spelling comes from (a URL)."""
     checked: str
-    """``stored page``: the spelling was read in a stored copy of ``source``; ``maker site``:
-    ``source`` is the maker's Japanese site, the spelling written from its Japanese name."""
+    """``stored page``: the spelling was read in a stored copy of ``source``; ``unchecked``:
+    ``source`` is the maker's Japanese site, the spelling written from its Japanese name but
+    not read there."""
 
 
 def load_brands(path: Path = BRANDS_FILE) -> tuple[Brand, ...]:

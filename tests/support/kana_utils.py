@@ -8,6 +8,7 @@ import csv
 import re
 from pathlib import Path
 
+from tools import kana_readings
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.kana import kana_to_phonemes
 from wyoming_hayakoe.text.symbols import PAD, PUNCTUATIONS
@@ -24,9 +25,14 @@ def reading_phonemes(reading: str) -> list[str]:
     return phonemes
 
 
-def corpus_rows(path: Path, header: list[str]) -> list[tuple[str, ...]]:
-    """The rows of a tab-separated corpus: ``#`` comment lines, then ``header``, then rows."""
-    with path.open(encoding="utf-8", newline="") as file:
+DATA = Path(__file__).parents[1] / "data"
+CORPUS_HEADER = ["category", "text", "reading"]
+
+
+def corpus_rows(name: str, header: list[str] = CORPUS_HEADER) -> list[tuple[str, ...]]:
+    """The rows of the tab-separated corpus ``tests/data/<name>``: ``#`` comment lines, then
+    ``header``, then rows."""
+    with (DATA / name).open(encoding="utf-8", newline="") as file:
         lines = [line for line in file if not line.startswith("#")]
     rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
     assert rows[0] == header, rows[0]
@@ -36,3 +42,17 @@ def corpus_rows(path: Path, header: list[str]) -> list[tuple[str, ...]]:
 def spoken_phonemes(frontend: TextFrontend, text: str) -> list[str]:
     """The phonemes ``frontend`` gives ``text``, without the padding."""
     return [phone for phone in frontend.phonemize(text).phones if phone != PAD]
+
+
+def corpus_ids(rows: list[tuple[str, ...]]) -> list[str]:
+    """Test ids for corpus rows: the row's number and category."""
+    return [f"{index:02d}-{row[0]}" for index, row in enumerate(rows)]
+
+
+def assert_reads(frontend: TextFrontend, text: str, reading: str, category: str = "") -> None:
+    """``text`` is spoken as one of the readings of a corpus line (its slots spelled by
+    tools/kana_readings.py)."""
+    expected = kana_readings.expand(reading)
+    assert spoken_phonemes(frontend, text) in [reading_phonemes(e) for e in expected], (
+        f"{category}: {text!r} became {frontend.rewrite(text)!r}; expected {expected}"
+    )

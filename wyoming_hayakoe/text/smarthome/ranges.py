@@ -51,7 +51,7 @@ _SECOND = rf"(?:{NUMBER}|[{_KANJI_NUMERALS}]+)"
 _TILDE = re.compile(
     rf"\s*[〜~–]\s*(?P<prefix>(?:{_PREFIXES})?)"
     rf"(?:(?P<bare>{NUMBER}(?![0-9]|[.,][0-9]|[A-Za-z\u3005\u4e00-\u9fffァ-ヺー%°]))"
-    rf"|(?P<second>{_SECOND})|(?P<letter>[A-Za-z]))?"
+    rf"|(?=(?P<second>{_SECOND}))|(?P<letter>[A-Za-z]))?"
 )
 _HYPHEN = re.compile(rf"(?P<space>\s?)[-‐−–](?P=space)(?=(?:{_PREFIXES})?{_SECOND}{_COUNTER})")
 _PLAIN_HYPHEN = re.compile(

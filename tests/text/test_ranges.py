@@ -53,6 +53,7 @@ def test_each_announcement_reads_as_expected(
         ("¥1,000〜2,000円", "千円から二千円"),  # the second end's own 円
         ("20℃〜25日", "二十度から二十五日"),  # a counter of its own: nothing carried
         ("1,000円〜のプラン", "1,000円からのプラン"),  # an open range
+        ("14時〜Zoomで会議", "14時からZoomで会議"),
         ("数分〜10分", "数分からじゅっぷん"),
         ("第1話〜第3話", "第1話から第3話"),
         ("20時〜翌6時", "20時から翌6時"),
@@ -71,7 +72,7 @@ def test_a_range_is_read_with_kara(text: str, rewritten: str, smart: TextFronten
         ("3-2で勝ちました", "3-2で勝ちました"),  # a score
         ("1-2号室", "1-2号室"),  # an address
         ("気温は-3℃", "気温はマイナス三度"),  # a sign
-        ("3個〜Amazonで", "3個〜Amazonで"),  # a letter after the tilde: no range of it
+        ("3dh〜xの", "3ディーエイチ〜xの"),  # letters spelled, then a letter: no range
         ("毎日〜金曜", "毎日〜金曜"),  # 毎日 is no weekday
         ("ありがとう〜3回目", "ありがとう〜3回目"),  # no quantity before the tilde
     ],

@@ -8,9 +8,10 @@ words, so a range written ``10:00-12:00`` or ``1F〜3F`` reaches it as 十時-�
 
 - ``〜``, ``~`` or ``–`` right after a number with its counter (any kanji, katakana or
   ``か月``/``ヶ所``/``つ`` after the digits: ``1階``, ``3個``, ``2週間``, ``30分``, ``1,000円``,
-  ``5パック``) is から before anything but a letter: ``1階〜3階``, ``30秒〜1分``, ``20時〜翌6時``,
-  and an open range ``1,000円〜`` (千円から); a bare number after it takes the counter of the
-  first (``12/1〜5`` 十二月一日から五日); after a time or date whose number is not right before
+  ``5パック``) is から: ``1階〜3階``, ``30秒〜1分``, ``20時〜翌6時``, and an open range
+  ``1,000円〜`` (千円から), ``10時〜Zoom会議`` (not before a letter after katakana, which may be
+  letters spelled: ``3dh〜x``); a bare number after it takes the counter of the first
+  (``12/1〜5`` 十二月一日から五日); after a time or date whose number is not right before
   (``数分〜10分``, ``、月曜日〜``) and after a bare number before ``第``, ``翌``, ``午前``...
   (``第1〜第3話``) it is から before a number;
 - ``-`` is a range only between two numbers that each carry a counter (``1階-3階``, ``9時-17時``)
@@ -82,10 +83,11 @@ def _tilde(match: re.Match[str]) -> str:
     counted = _AFTER_COUNTED.search(before)
     prefix, bare, second = match.group("prefix", "bare", "second")
     rest = match.group()[match.end("prefix") - match.start() :]
-    if counted is not None and not match.group("letter"):
-        counter = counted.group("counter")
-        carried = counter if bare and _CARRIED.fullmatch(counter) else ""
-        return "から" + prefix + rest + carried  # 1階〜3階, 1,000円〜, 12/1〜5
+    counter = counted.group("counter") if counted is not None else ""
+    in_kanji = _CARRIED.fullmatch(counter) is not None
+    if counter and (in_kanji or not match.group("letter")):
+        carried = counter if bare and in_kanji else ""
+        return "から" + prefix + rest + carried  # 1階〜3階, 1,000円〜, 12/1〜5, 10時〜Zoom
     numbered = bare or second
     if numbered and (_AFTER_TIME.search(before) or (prefix and _AFTER_NUMBER.search(before))):
         return "から" + prefix + rest  # 数分〜10分, 第1〜第3話

@@ -1,7 +1,10 @@
 """Brands of Japanese smart homes (text/data/brands.tsv), read as their makers say them.
 
 Each entry is read, through the real front-end, as its katakana and as one accent phrase;
-names that are also ordinary words are read as the brand only where the text shows a device.
+names that are also ordinary words are read as the brand only where the text shows a device;
+a name of several words is read whole, before its words (``Fire TV Stick``, not ステッキ).
+``tests/data/products_corpus.tsv`` holds announcements naming such products, written apart
+from the list, their numbers spelled by ``tools/kana_readings.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from kana_utils import reading_phonemes
+from kana_utils import assert_reads, corpus_ids, corpus_rows, reading_phonemes, spoken_phonemes
 
 from wyoming_hayakoe.text.accent import accent_phrases
 from wyoming_hayakoe.text.frontend import TextFrontend
@@ -31,6 +34,9 @@ from wyoming_hayakoe.text.symbols import PAD
 
 BRANDS = all_brands()
 DEVICE_WORDS = [b for b in BRANDS if b.context == "device"]
+PRODUCTS = [b for b in BRANDS if re.search(r"[\s\-]", b.name)]
+"""Names of several words (Fire TV Stick, Mitsubishi Electric, TP-Link)."""
+PRODUCTS_CORPUS = corpus_rows("products_corpus.tsv")
 _SEPARATORS = re.compile("[・ 　]")
 
 
@@ -133,3 +139,45 @@ def test_a_malformed_list_line_is_named(tmp_path: Path) -> None:
     broken.write_text("\n".join([*lines, bad]))
     with pytest.raises(BrandListError, match=f"line {len(lines) + 1}"):
         load_brands(broken)
+
+
+@pytest.mark.parametrize("brand", PRODUCTS, ids=[b.name for b in PRODUCTS])
+def test_a_name_of_several_words_is_read_whole(brand, smart: TextFrontend) -> None:  # type: ignore[no-untyped-def]
+    text = f"リビングの{brand.name}が反応しました。"
+    assert _brand_rules(smart, text) == [f"brand: {brand.name}"], smart.rewrite(text)
+
+
+def test_each_spelling_is_read_in_a_stored_page_or_marked_unchecked() -> None:
+    assert {b.checked for b in BRANDS} == {"stored page", "unchecked"}
+    assert len([b for b in BRANDS if b.checked == "stored page"]) >= 80
+
+
+def test_the_products_corpus_covers_the_platforms_and_services() -> None:
+    assert len(PRODUCTS_CORPUS) >= 30
+    texts = " ".join(text for _, text, _ in PRODUCTS_CORPUS)
+    for name in ("Fire TV Stick", "Apple TV+", "Android TV", "PlayStation 5", "Nintendo Switch 2"):
+        assert name in texts, name
+
+
+@pytest.mark.parametrize(
+    ("category", "text", "reading"), PRODUCTS_CORPUS, ids=corpus_ids(PRODUCTS_CORPUS)
+)
+def test_each_product_announcement_reads_as_expected(
+    category: str, text: str, reading: str, smart: TextFrontend
+) -> None:
+    assert_reads(smart, text, reading, category)
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("PlayStation 5の", "プレイステーションファイブノ"),
+        ("PlayStation 55の", "プレイステーションゴジューゴノ"),  # 5 is the name's, 55 is not
+        ("Fire TV Stick 4Kの", "ファイヤーティービースティックヨンケーノ"),
+        ("TVの", "テレビノ"),  # alone, TV is still the television
+    ],
+)
+def test_a_number_ends_a_name_only_where_it_ends(
+    text: str, reading: str, smart: TextFrontend
+) -> None:
+    assert spoken_phonemes(smart, text) == reading_phonemes(reading)

@@ -5,10 +5,11 @@ Home Assistant announcements hold what Style-Bert-VITS2's normalizer drops or mi
 layer rewrites such text into the Japanese an announcer would say, and leaves everything else
 alone, so the reference normalizer (:mod:`wyoming_hayakoe.text.normalize`) sees it unchanged.
 
-Order: ™-like marks, ``½`` and ``Ⅲ`` (before NFKC turns them into letters and digits),
-NFKC, markdown and emoji, then on each stretch outside the user-dictionary words: dates and
-times, quantities with units, other numbers, colons, English words (tech words first). If no
-rule changes anything, the original text is returned as it came (not even NFKC-normalized).
+Order: ™-like marks, ``½`` and ``Ⅲ``, formulas with subscripts (``NO₂``: before NFKC turns
+them into letters and digits), NFKC, markdown and emoji, then on each stretch outside the
+user-dictionary words: formulas in plain digits, dates and times, quantities with units, ranges
+of counted quantities, other numbers, colons, English words (tech words first). If no rule
+changes anything, the original text is returned as it came (not even NFKC-normalized).
 
 The rules run until nothing changes, so a second pass changes nothing either
 (:meth:`SmartHomeRewriter.rewrite` is idempotent). The engine applies it once per request,
@@ -23,8 +24,10 @@ from collections.abc import Iterable
 
 from .dates import read_dates_and_times, read_minutes
 from .english import EnglishRewriter
+from .formulas import read_formulas, read_plain_formulas
 from .markdown import strip_markdown, strip_marks
 from .numbers import read_number_symbols, read_numbers
+from .ranges import read_ranges
 from .trace import USER_DICTIONARY, Rule, normalize_width, note, stretch, substitute
 from .unit_table import LATIN_READINGS
 from .units import read_quantities
@@ -72,6 +75,7 @@ class SmartHomeRewriter:
         self._keep_pattern = (
             re.compile("|".join(re.escape(s) for s in self._surfaces)) if self._surfaces else None
         )
+        self._keep_words = frozenset(self._surfaces)
         self._english = EnglishRewriter(reference_keep_words(self._surfaces) | LATIN_READINGS)
 
     def rewrite(self, text: str) -> str:
@@ -86,7 +90,7 @@ class SmartHomeRewriter:
         return text if result == unicodedata.normalize("NFKC", text) else result
 
     def _round(self, text: str) -> str:
-        text = read_number_symbols(strip_marks(text))
+        text = read_formulas(read_number_symbols(strip_marks(text)), self._keep_words)
         text = strip_markdown(normalize_width(text))
         pieces: list[str] = []
         done = 0  # characters rewritten so far: where the next stretch starts
@@ -107,8 +111,8 @@ class SmartHomeRewriter:
     def _rewrite_free(self, text: str) -> str:
         if not text:
             return text
-        text = read_dates_and_times(text)
-        text = read_quantities(text)
+        text = read_dates_and_times(read_plain_formulas(text))
+        text = read_ranges(read_quantities(text))
         text = read_minutes(read_numbers(text))
         text = substitute(_COLON, "、", substitute(_RATIO, "対", text, _RATIO_RULE), _COLON_RULE)
         return self._english.rewrite(text)

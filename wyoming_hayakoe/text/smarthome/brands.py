@@ -6,7 +6,10 @@ there): each name with its maker's Japanese name as written, the reading said as
 where the spelling comes from.
 
 A name is matched whole, in any case, its words joined by a space, a hyphen or nothing
-(``Nature Remo``, ``NatureRemo``, ``nature-remo``). A name that is also an ordinary word
+(``Nature Remo``, ``NatureRemo``, ``nature-remo``), the longest first: a product of several
+words is read as its maker says it before any of its words is (``Fire TV Stick``
+ファイヤーティービースティック, not the English rules' ファイアテレビステッキ; ``PlayStation 5``
+プレイステーションファイブ, not ゴ). A name that is also an ordinary word
 (``Ring``, ``Nest``, ``Echo``, ``Hue``: context ``device`` in the list) is read as the brand only
 where the text shows a device: right before の, で, が, を or に (``Ringが反応しました``), or
 right after a room (``玄関のRing``, ``リビング Echo``); elsewhere (``Ring the bell``) the English
@@ -26,7 +29,7 @@ from .trace import Rule, substitute
 BRANDS_FILE = Path(__file__).resolve().parents[1] / "data" / "brands.tsv"
 FIELDS = ("name", "japanese", "reading", "accent", "category", "context", "source", "checked")
 CONTEXTS = ("any", "device")
-CHECKS = ("stored page", "maker site")
+CHECKS = ("stored page", "unchecked")
 
 DEVICE_PARTICLES = ("の", "で", "が", "を", "に")
 """A word right before one of these is a thing in the home (Ringが鳴りました)."""
@@ -61,8 +64,9 @@ class Brand:
     source: str
     """Where the Japanese spelling comes from (a URL)."""
     checked: str
-    """``stored page``: the spelling was read in a stored copy of ``source``; ``maker site``:
-    ``source`` is the maker's Japanese site, the spelling written from its Japanese name."""
+    """``stored page``: the spelling was read in a stored copy of ``source``; ``unchecked``:
+    ``source`` is the maker's Japanese site, the spelling written from its Japanese name but
+    not read there."""
 
 
 def load_brands(path: Path = BRANDS_FILE) -> tuple[Brand, ...]:
@@ -105,7 +109,8 @@ def brand_key(name: str) -> str:
 
 def _name_pattern(name: str) -> str:
     words = re.split(r"[\s\-]+", name)
-    return r"[\s\-]?".join(re.escape(word).replace("'", "['’]?") for word in words)
+    pattern = r"[\s\-]?".join(re.escape(word).replace("'", "['’]?") for word in words)
+    return pattern + r"(?![0-9])" if name[-1].isdigit() else pattern  # PlayStation 5, not 55
 
 
 @functools.cache

@@ -8,11 +8,13 @@ The reference normalizer deletes ``:`` and ``/``, so ``7:30`` becomes 七三十 
   and time zone;
 - ``2026/11/29``, ``2026-11-29``, ``2026.11.29`` → 二千二十六年十一月二十九日; ``11/29`` →
   十一月二十九日 (a valid month and day only; ``24/7`` stays);
-- ``(日)`` ``（土・日）`` ``(月祝)`` after a date → 、日曜日 / 、土曜日、日曜日 / 、月曜日、祝日;
+- ``(日)`` ``（土・日）`` ``(月祝)`` ``(月〜金)`` after a date → 、日曜日 / 、土曜日、日曜日 /
+  、月曜日、祝日 / 、月曜日から金曜日;
 - ``7:30`` ``07:05`` ``19:00`` ``7:30:15`` → 七時三十分, 七時五分, 十九時, 七時三十分十五秒, with
   ``AM``/``PM`` (before or after) as 午前/午後; ``7pm`` → 午後七時;
 - ``1h30m``, ``2m30s`` → 一時間三十分, 二分三十秒;
-- ``7:00〜9:00``, ``7時〜9時`` → 七時から九時; ``24/7`` → 二十四時間三百六十五日;
+- ``24/7`` → 二十四時間三百六十五日; ``12/1-12/5`` is a range (the hyphen becomes ``〜``,
+  which :mod:`.ranges` reads から once the dates are words, as it reads ``7:00〜9:00``);
 - a lone ``10分``, ``2分``, ``9分`` → じゅっぷん, 二ふん, 九ふん (OpenJTalk reads 十分 as
   ジューブン, "enough", unless a 時 precedes); another ``a/b`` that is no date → b分のa.
 
@@ -39,8 +41,8 @@ _FULL_DATE = re.compile(
 _MONTH_DAY = re.compile(_NOT_AFTER + r"([0-9]{1,2})/([0-9]{1,2})" + _NOT_BEFORE)
 
 _WEEKDAY = r"(?:[月火水木金土日](?:曜日?)?|祝日?)"
-_WEEKDAYS = re.compile(r"\(\s*(" + _WEEKDAY + r"(?:\s*[・,、]?\s*" + _WEEKDAY + r")*)\s*\)")
-_WEEKDAY_ITEM = re.compile(_WEEKDAY)
+_WEEKDAYS = re.compile(r"\(\s*(" + _WEEKDAY + r"(?:\s*[・,、〜~–-]?\s*" + _WEEKDAY + r")*)\s*\)")
+_WEEKDAY_ITEM = re.compile(r"([〜~–-])?\s*(" + _WEEKDAY + ")")
 
 _MERIDIEM = r"(?:[AaPp]\.?[Mm]\.?)"
 _CLOCK = re.compile(
@@ -59,8 +61,9 @@ _DURATION = re.compile(
     r"(?![0-9A-Za-z])"
 )
 _MINUTES = re.compile(r"(?<![0-9時.])(2|9|10)分(?!の[0-9])")
-_CLOCK_RANGE = re.compile(
-    r"(?<=[時分秒日])\s*[〜~～–]\s*(?=(?:午前|午後)?[0-9〇零一二三四五六七八九十])"
+_SLASH_DATE = r"[0-9]{1,4}/[0-9]{1,2}(?:/[0-9]{1,2})?"
+_DATE_RANGE = re.compile(
+    rf"(?<![0-9A-Za-z.,:/\-])({_SLASH_DATE})\s?[-–]\s?(?={_SLASH_DATE}(?![0-9A-Za-z/]))"
 )
 _ROUND_THE_CLOCK = re.compile(r"(?<![0-9/])24/7(?![0-9/])")
 _TOKINOMA = re.compile(r"(?<=[〇零一二三四五六七八九十]時)の間")
@@ -75,14 +78,13 @@ def read_dates_and_times(text: str) -> str:
     """Apply every rule of this module (dates before times: ``2026-11-29T07:30``)."""
     text = substitute(_ROUND_THE_CLOCK, "二十四時間三百六十五日", text, Rule("24/7"))
     text = substitute(_ISO_T, r"\1 \2", text, Rule("timestamp"))
+    text = substitute(_DATE_RANGE, r"\1〜", text, Rule("range"))
     text = substitute(_FULL_DATE, _full_date, text, _DATE)
     text = substitute(_MONTH_DAY, _month_day, text, _month_day_rule)
     text = substitute(_WEEKDAYS, _weekdays, text, Rule("weekday"))
     text = substitute(_DURATION, _duration, text, Rule("duration"))
     text = substitute(_CLOCK, _clock, text, _TIME)
     text = substitute(_HOUR_MERIDIEM, _clock, text, _TIME)
-    # 7:00〜9:00 and 7時〜9時: the reference would make 〜 a long vowel (シチジークジ).
-    text = substitute(_CLOCK_RANGE, "から", text, Rule("range"))
     return substitute(_TOKINOMA, "のあいだ", text, Rule("time", "時の間"))
 
 
@@ -124,11 +126,11 @@ def _month_day(match: re.Match[str]) -> str:
 
 
 def _weekdays(match: re.Match[str]) -> str:
-    names = [
-        "祝日" if item.startswith("祝") else item[0] + "曜日"
-        for item in _WEEKDAY_ITEM.findall(match.group(1))
-    ]
-    return "、" + "、".join(names)
+    words = ""
+    for separator, item in _WEEKDAY_ITEM.findall(match.group(1)):
+        words += "から" if separator else "、"
+        words += "祝日" if item.startswith("祝") else item[0] + "曜日"
+    return words
 
 
 def _clock(match: re.Match[str]) -> str:

@@ -210,7 +210,7 @@ class EnglishRewriter:
 
     def _compound(self, word: str) -> str:
         """Hyphenated words and contractions, parts joined without the pause a hyphen or an
-        apostrophe would make (``Fire-TV`` ファイアテレビ, ``Alexa's`` アレクサズ)."""
+        apostrophe would make (``Smart-Plug`` スマートプラグ, ``Alexa's`` アレクサズ)."""
         readings = []
         for part in word.split("-"):
             stem, _, suffix = _APOSTROPHE.sub("'", part).partition("'")

@@ -3,7 +3,8 @@
 The reference normalizer deletes ``%``, ``°`` and ``/`` and spells unit letters (``km`` ケイエム),
 so ``23.5℃`` and ``45%`` lose their units. Here each quantity becomes Japanese words:
 ``-3.5°C`` マイナス三点五度, ``45%`` 四十五パーセント, ``60km/h`` 時速六十キロ,
-``$4.99`` 四点キューキュードル, ``3〜5℃`` 三から五度.
+``$4.99`` 四点キューキュードル, ``3〜5℃`` 三から五度; a range with the unit or the currency
+on its first end only says it on both (``¥1,000〜2,000`` 千円から二千円).
 
 The units and their readings are in :mod:`.unit_table`. They are matched on NFKC text (``℃``
 is ``°C`` there, ``㎞`` is ``km``, ``µ`` is ``μ``), right after the number or after one space
@@ -46,6 +47,9 @@ _MINUTES_AFTER_DIGIT = {
 _QUOTES = ("(", "「", "『", "【", "[", "“", '"', "'", "‘", "〈", "《")
 """Opening marks the reference normalizer turns into the mark ``'`` (after NFKC)."""
 _SPACED_UNIT = re.compile(r"[0-9]\s")
+_BARE_END = re.compile(r"\s|[\u3041-\u3096]|[^\w%‰°$¥€£¢]|\Z")
+"""What may follow the second end of a range that takes the first's unit (¥1,000〜2,000です):
+anything but a unit, a counter or a letter of its own (¥1,000〜2,000円, 20℃〜25日)."""
 _WORD_AFTER = re.compile(r"\s[A-Za-z0-9]")
 
 
@@ -159,6 +163,8 @@ def _range(match: re.Match[str]) -> str:
     sign2, currency2, number2, unit2 = _parts(match, "b_")
     if not (currency1 or currency2 or unit1 or unit2):
         return match.group()  # plain numbers: .numbers reads the range
+    if not (currency2 or unit2) and _BARE_END.match(match.string, match.end()):
+        currency2, unit2 = currency1, unit1  # ¥1,000〜2,000: 千円から二千円
     if unit1 is None and not currency1 and unit2 is not None and unit2.prefix:
         # 60〜80km/h: 時速六十から八十キロ, the prefix once, before the range.
         last = signed_words(sign2, number2)

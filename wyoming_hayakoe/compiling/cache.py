@@ -40,6 +40,8 @@ from .self_check import CHECK_VERSION
 
 _LOGGER = logging.getLogger(__name__)
 
+FAST_DECODER_VERSION = "1"
+"""Changes with how a fast decoder is made or judged, so old ones are made again."""
 COMPILER_VERSION = "lean-1"
 """Changes when what a compilation does changes, so old folders are compiled again."""
 RECORD = "compiled.json"
@@ -67,23 +69,35 @@ def cache_key(sources: Sequence[Path], *parts: str) -> str:
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:16]
 
 
-def compiled_folder(cache_dir: Path, kind: str, sources: Sequence[Path], label: str) -> Path:
-    """Where the compilation of ``sources`` (a ``kind`` named ``label``) is kept."""
+def compiled_folder(
+    cache_dir: Path, kind: str, sources: Sequence[Path], label: str, extra: Sequence[str] = ()
+) -> Path:
+    """Where the compilation of ``sources`` (a ``kind`` named ``label``) is kept; ``extra``:
+    what else it depends on (kept in its record, see new_record)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", label)[:48] or "model"
-    return cache_dir / f"{kind}-{safe}-{cache_key(sources, *key_parts(kind))}"
+    return cache_dir / f"{kind}-{safe}-{cache_key(sources, *key_parts(kind), *extra)}"
 
 
 def key_parts(kind: str) -> tuple[str, ...]:
     """What a compilation of ``kind`` depends on besides its sources and the versions: for a
-    voice, the self-check and the windowing code it checked."""
-    return (CHECK_VERSION, _decoding_code()) if kind == "voice" else ()
+    voice, the self-check and the windowing code it checked; for a fast decoder, the code
+    that makes and judges it and the windowing code it was timed with."""
+    if kind == "voice":
+        return (CHECK_VERSION, _decoding_code())
+    if kind == "decoder":
+        return (FAST_DECODER_VERSION, _decoding_code())
+    return ()
 
 
-def new_record(kind: str, sources: Sequence[Path], result: Mapping[str, Any]) -> dict[str, Any]:
-    """What a finished compilation writes beside its files (see write_record)."""
+def new_record(
+    kind: str, sources: Sequence[Path], result: Mapping[str, Any], extra: Sequence[str] = ()
+) -> dict[str, Any]:
+    """What a finished compilation writes beside its files (see write_record); ``extra``:
+    what its key depends on besides its sources (a fast decoder's voice folder, say)."""
     return {
         "kind": kind,
         "made from": [_source_facts(source) for source in sources],
+        "key extra": list(extra),
         "versions": current_versions(),
         "machine": machine(),
         "host": socket.gethostname(),
@@ -176,8 +190,11 @@ def _superseded(entry: Path) -> str | None:
         if any(_source_facts(source).get("missing") for source in sources):
             # A source that is not here may be on the machine the cache was copied from.
             return "its model is gone" if record["host"] == socket.gethostname() else None
-        if not entry.name.endswith("-" + cache_key(sources, *key_parts(record["kind"]))):
+        extra = record.get("key extra", [])
+        if not entry.name.endswith("-" + cache_key(sources, *key_parts(record["kind"]), *extra)):
             return "its model has changed since, or what compiles it has"
+        if record["kind"] == "decoder" and extra and not (entry.parent / extra[0]).is_dir():
+            return "the compiled voice it was made for is gone"
     except (OSError, ValueError, KeyError, TypeError):
         return None  # a record this version cannot read: not ours to judge
     return None

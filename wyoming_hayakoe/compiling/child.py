@@ -15,18 +15,21 @@ import contextlib
 import errno
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ModelFileError
 from ..runtime.sessions import is_allocation_failure
-from .jobs import JOB_FILE, BertJob, VoiceJob
+from .jobs import JOB_FILE, BertJob, DecoderJob, VoiceJob
 from .progress import say
 
 _OOM_SCORE_ADJ = Path("/proc/self/oom_score_adj")
 _LAST_OF_ALL = 1000
 """The highest ``oom_score_adj``: killed first (any process may raise its own)."""
+GIVE_WAY_NICENESS = 10
+"""Under the server's CFS weight by about ten times: its steps preempt the child's."""
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
 
 
@@ -45,6 +48,12 @@ def main(argv: Sequence[str]) -> int:
             from .voice_job import compile_voice
 
             compile_voice(VoiceJob.from_json(job, Path(folder)))
+        elif kind == "decoder":
+            from .decoder_job import compile_decoder
+
+            # Made while the voice already serves: requests go first.
+            _give_way()
+            compile_decoder(DecoderJob.from_json(job, Path(folder)))
         else:
             raise ValueError(f"unknown job {kind!r}")
     except BaseException as err:  # every failure is reported, kind first
@@ -60,6 +69,13 @@ def _first_to_go() -> None:
     cgroup lost the server instead of the child."""
     with contextlib.suppress(OSError):  # not Linux: the server may be picked
         _OOM_SCORE_ADJ.write_text(f"{_LAST_OF_ALL}\n")
+
+
+def _give_way() -> None:
+    """Run at a low priority: a fast decoder is made while its voice serves with the
+    reference one, and a request's windows must not wait for it."""
+    with contextlib.suppress(OSError):
+        os.nice(GIVE_WAY_NICENESS)
 
 
 def failure_kind(err: BaseException) -> str:

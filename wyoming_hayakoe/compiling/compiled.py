@@ -11,14 +11,19 @@ from pathlib import Path
 
 from .bert import open_bert
 from .cache import cache_key, keep, prune, writable
+from .decoder_choice import MODES, DecoderChoice, VoiceDecoder, fast_decoder
 from .self_check import SelfCheckResult
 from .staging import remove_abandoned
 from .voice_models import VoiceModels, open_models
 
 __all__ = [
+    "MODES",
+    "DecoderChoice",
     "SelfCheckResult",
+    "VoiceDecoder",
     "VoiceModels",
     "cache_key",
+    "fast_decoder",
     "keep",
     "open_bert",
     "open_models",

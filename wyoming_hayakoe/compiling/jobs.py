@@ -101,6 +101,78 @@ class VoiceJob:
         return [self.model, *([self.duration_predictor] if self.duration_predictor else [])]
 
 
+@dataclass(frozen=True)
+class DecoderJob:
+    """What the child compiles: a voice's fast decoder (decoder_job.py) into ``target``, beside
+    its compiled voice folder, from latents its front made of the example sentences."""
+
+    model: Path
+    """The published synthesizer, split again for its plain decoder graph."""
+    voice_folder: Path
+    """The voice's compiled folder: its FP32 decoder stages, the reference."""
+    target: Path
+    name: str
+    threads: int
+    sample_rate: int
+    decoder_shape: DecoderShape
+    latent: str
+    condition: str
+    stage_inputs: tuple[str, ...]
+    context_frames: int
+    build: bool
+    """Make the variant even where the reference is fast enough (``--decoder fast``)."""
+    keep_float: tuple[str, ...] | None = None
+    """Layer groups kept in float instead of choosing them by measurement."""
+    key_extra: tuple[str, ...] = ()
+    """What the folder's key depends on besides the model (see decoder_choice.py)."""
+    calibration: tuple[dict[str, np.ndarray], ...] = ()
+    check: tuple[dict[str, np.ndarray], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        raw = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        raw.pop("calibration"), raw.pop("check")
+        raw["decoder_shape"] = dataclasses.asdict(self.decoder_shape)
+        return {
+            "kind": "decoder",
+            **{k: str(v) if isinstance(v, Path) else v for k, v in raw.items()},
+        }
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The examples flattened for a file (``SET.INDEX.NAME``)."""
+        return {
+            f"{kind}.{index}.{name}": value
+            for kind, examples in (("calibration", self.calibration), ("check", self.check))
+            for index, example in enumerate(examples)
+            for name, value in example.items()
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any], folder: Path) -> DecoderJob:
+        sets: dict[str, dict[int, dict[str, np.ndarray]]] = {"calibration": {}, "check": {}}
+        with np.load(folder / ARRAYS_FILE) as stored:
+            for key in stored.files:
+                kind, index, name = key.split(".", 2)
+                sets[kind].setdefault(int(index), {})[name] = stored[key]
+        keep = raw.pop("keep_float")
+        return cls(
+            model=Path(raw.pop("model")),
+            voice_folder=Path(raw.pop("voice_folder")),
+            target=Path(raw.pop("target")),
+            decoder_shape=_shape(raw.pop("decoder_shape")),
+            stage_inputs=tuple(raw.pop("stage_inputs")),
+            key_extra=tuple(raw.pop("key_extra")),
+            keep_float=tuple(keep) if keep is not None else None,
+            calibration=tuple(sets["calibration"][i] for i in sorted(sets["calibration"])),
+            check=tuple(sets["check"][i] for i in sorted(sets["check"])),
+            **raw,
+        )
+
+
+def fast_stage_file(index: int) -> str:
+    """A stage of the fast decoder, in its folder."""
+    return f"fast-stage{index}.onnx"
+
+
 def _shape(raw: dict[str, Any]) -> DecoderShape:
     """A decoder shape read back from ``dataclasses.asdict`` through JSON (lists: tuples)."""
 

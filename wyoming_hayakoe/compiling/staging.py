@@ -24,9 +24,9 @@ from .cache import sweep
 
 _LOGGER = logging.getLogger(__name__)
 
-KINDS = ("bert", "voice", "job")
-"""What the cache's staging folders hold (a compiled BERT, a compiled voice, a job handed to a
-child); each is named ``.KIND-HOST-PID-RANDOM``."""
+KINDS = ("bert", "voice", "decoder", "job")
+"""What the cache's staging folders hold (a compiled BERT, a compiled voice, a voice's fast
+decoder, a job handed to a child); each is named ``.KIND-HOST-PID-RANDOM``."""
 
 
 def _host() -> str:

@@ -14,7 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compiling.compiled import cache_key, open_bert, prune, remove_abandoned, writable
+from ..compiling.compiled import (
+    DecoderChoice,
+    cache_key,
+    open_bert,
+    prune,
+    remove_abandoned,
+    writable,
+)
 from ..inference import audio as pcm
 from ..inference.bert import BertEncoder
 from ..inference.calibration import CALIBRATION_TEXT, Calibration, calibration
@@ -120,6 +127,18 @@ class Engine:
         """Load (once per model file) the voice: its sessions, no synthesis yet. A folder is
         a HayaKoe voice folder; the speakers of one model share its sessions."""
         return self.voices.load(voice, name)
+
+    def choose_decoder(
+        self, voice: Voice, mode: str, keep_float: tuple[str, ...] | None = None
+    ) -> DecoderChoice | None:
+        """Serve ``voice`` with the decoder ``mode`` (reference, fast or auto) chooses, making
+        its fast variant first if needed (minutes on a small board: call it once the voice
+        serves, where loading may run); None for a voice served whole."""
+
+        def prepare(text: str) -> list[Phonemes]:
+            return [sentence.phonemes for sentence in self.prepare(text).sentences]
+
+        return self.voices.choose_decoder(voice, mode, prepare, self.features, keep_float)
 
     def warm_up(self, voice: Voice) -> None:
         """Decode a little silence, so that the voice's first request is planned on this

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compiling.compiled import keep
+from ..compiling.compiled import DecoderChoice, keep
 from ..inference.calibration import Calibration, gain_file, gain_of
 from ..inference.streaming import warm_up
 from ..pacing.windows import DecodeSpeed
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource, hayakoe_source
+from .fast_decoder import Features, Prepare, choose_decoder
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -61,6 +62,23 @@ class LoadedVoices:
             if loaded.name == (name or source.name) and loaded.source.path == source.path:
                 return loaded
             return loaded.for_source(source)
+
+    def choose_decoder(
+        self,
+        voice: Voice,
+        mode: str,
+        prepare: Prepare,
+        features: Features,
+        keep_float: tuple[str, ...] | None = None,
+    ) -> DecoderChoice | None:
+        """Serve ``voice`` with the decoder ``mode`` chooses (see fast_decoder.py); a new
+        decoder is learned anew (warm it up before its first request)."""
+        before = voice.decoder
+        key = self._calibration_key(voice.speaker_id)
+        choice = choose_decoder(voice, mode, self._settings, prepare, features, key, keep_float)
+        if voice.decoder is not before:
+            self._speeds[voice.source.path.resolve()] = DecodeSpeed()
+        return choice
 
     def warm_up(self, voice: Voice) -> None:
         """Decode a little silence so that the voice's first request is planned on this

@@ -18,6 +18,7 @@ import numpy as np
 import onnxruntime as ort
 
 from ..compiling.compiled import (
+    DecoderChoice,
     SelfCheckResult,
     VoiceModels,
     keep,
@@ -64,6 +65,10 @@ class Voice:
     """How the compiled models compared with the published synthesizer (None: no check)."""
     compiled: Path | None = None
     """The folder of its compiled models, which also keeps what was measured on them."""
+    reference_decoder: Decoder | None = None
+    """The FP32 decoder once a choice was made (``decoder`` is then the one served)."""
+    decoder_choice: DecoderChoice | None = None
+    """Which decoder serves and why (None: not chosen yet, or the voice is served whole)."""
 
     @property
     def model_path(self) -> Path:

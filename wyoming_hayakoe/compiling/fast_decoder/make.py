@@ -1,0 +1,219 @@
+"""Making a generator graph's fast variant, from calibration examples, on this machine.
+
+1. the graph with its weights inside (the quantizer reads one file);
+2. activation histograms over short chunks of the calibration examples (ranges.py);
+3. the 8-bit activation type, by timing both on the default split (every group but those at
+   the audio rate): ARM's int8 kernels differ from x86's, only the machine can say;
+4. the int8 groups, by measured sensitivity on a few calibration examples (search.py), unless
+   the caller names the groups to keep in float;
+5. the variant, and its quality gate on the check examples, which nothing above has seen
+   (unless the caller judges the variant in the form it serves it: in windows, the int8
+   steps of a window's edge round float sums of another order, so a window is another draw
+   of the same rounding noise, not the whole graph's audio bit for bit).
+
+An example is one input of the graph, one array per graph input; inputs whose last axis is
+open (the latent's frames) are cut into chunks, the others (the speaker conditioning) go
+whole. Each step frees its sessions before the next, so memory holds one variant and one
+chunk's activations at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from ...errors import ModelFileError
+from ...runtime.sessions import RuntimeSettings, release_freed_heap
+from .equalization import equalize
+from .generator import Generator, find_generator
+from .quality import QualityGate, gate
+from .ranges import Feeds, TensorHistogram, chunks_of, collect, conv_tensors
+from .search import Search, Trial
+from .timing import Timing, interleaved
+from .variant import INT8, UINT8, Precision, mixed_graph, ranges_for
+
+_LOGGER = logging.getLogger(__name__)
+
+CHUNK_FRAMES = 32
+"""Latent frames per calibration chunk: about 0.37 s of audio. Measured on a real trained
+decoder: 16 chunks of 32 frames gave the same quality as 48 chunks of 128."""
+CHUNKS = 24
+SELECTION_EXAMPLES = 3
+"""Calibration examples the search decodes for each trial."""
+
+
+class NoFastVariant(ModelFileError):
+    """No layer group of this decoder can be int8 within the quality budget."""
+
+
+@dataclass(frozen=True)
+class MadeVariant:
+    """A fast variant written to its target, and how it was chosen and judged."""
+
+    precision: Precision
+    gate: QualityGate | None
+    """On the check examples, the graph whole (None: the caller judges what it serves)."""
+    trials: tuple[Trial, ...]
+    activation_timing: dict[str, Timing]
+    equalized_pairs: int
+
+
+def timed_inputs(model: object) -> list[str]:
+    """The graph inputs with an open last axis (frames)."""
+    names = []
+    for graph_input in model.graph.input:  # type: ignore[attr-defined]
+        dims = graph_input.type.tensor_type.shape.dim
+        if dims and not dims[-1].HasField("dim_value"):
+            names.append(graph_input.name)
+    return names
+
+
+class VariantMaker:
+    """One generator graph and its calibration, in a work folder of its own."""
+
+    def __init__(
+        self,
+        source: Path,
+        calibration: Sequence[Feeds],
+        work: Path,
+        settings: RuntimeSettings,
+        sample_rate: int,
+        announce: Callable[[str], None] = lambda _step: None,
+    ) -> None:
+        import onnx
+
+        self.work, self.settings, self.sample_rate = work, settings, sample_rate
+        self._announce = announce
+        work.mkdir(parents=True, exist_ok=True)
+        announce("decoder graph")
+        self.model = onnx.load(str(source))  # its weights inside: the quantizer reads one file
+        self.generator: Generator = find_generator(self.model)
+        self.plain = work / "plain.onnx"
+        onnx.save(self.model, str(self.plain))
+        timed = timed_inputs(self.model)
+        if not timed:
+            raise ModelFileError(f"{source}: no input has an open frames axis")
+        self.chunks = chunks_of(calibration, timed, CHUNK_FRAMES, CHUNKS)
+        self.selection = list(calibration[:SELECTION_EXAMPLES])
+        self._histograms: dict[bool, dict[str, TensorHistogram]] = {}
+        self._equalized: Path | None = None
+        self.equalized_pairs = 0
+
+    def session(self, path: Path) -> ort.InferenceSession:
+        return ort.InferenceSession(
+            str(path), self.settings.session_options(), providers=["CPUExecutionProvider"]
+        )
+
+    def decode(self, path: Path, examples: Sequence[Feeds]) -> list[np.ndarray]:
+        session = self.session(path)
+        return [np.asarray(session.run(None, e)[0], np.float32).reshape(-1) for e in examples]
+
+    def make(
+        self,
+        target: Path,
+        check: Sequence[Feeds] | None,
+        timing_example: Feeds,
+        keep_float: Sequence[str] | None = None,
+    ) -> MadeVariant:
+        """The variant written as ``target``: its groups chosen by measurement, or every
+        group but ``keep_float``; its activation type timed on ``timing_example``; judged
+        on the ``check`` examples if given."""
+        generator = self.generator
+        self._announce("calibration ranges")
+        self.histograms(equalized=False)
+        self._announce("activation type")
+        prior = tuple(n for n in generator.names if n not in generator.audio_rate)
+        forced = None
+        if keep_float is not None:
+            unknown = set(keep_float) - set(generator.names)
+            if unknown:
+                raise ValueError(f"no layer group {', '.join(sorted(unknown))} "
+                                 f"(groups: {', '.join(generator.names)})")  # fmt: skip
+            forced = tuple(n for n in generator.names if n not in keep_float)
+        timing = self.activation_timing(forced or prior, timing_example)
+        activations = min(timing, key=lambda name: timing[name].median)
+        base = Precision((), activations=activations)
+        trials: list[Trial] = []
+        if forced is not None:
+            precision = replace(base, int8_groups=forced)
+        else:
+            self._announce("sensitivity")
+            search = self.search()
+            chosen = search.choose(base)
+            trials = search.trials
+            if chosen is None:
+                raise NoFastVariant("no layer group of this decoder stays within the quality "
+                                    "budget in int8 on its calibration examples")  # fmt: skip
+            precision = chosen.precision
+        self.build(precision, target)
+        verdict = None
+        if check is not None:
+            self._announce("quality gate")
+            references = self.decode(self.plain, check)
+            verdict = gate(references, self.decode(target, check), self.sample_rate)
+        pairs = self.equalized_pairs if precision.equalized else 0
+        release_freed_heap()
+        return MadeVariant(precision, verdict, tuple(trials), timing, pairs)
+
+    def search(self) -> Search:
+        references = self.decode(self.plain, self.selection)
+        trial = self.work / "trial.onnx"
+
+        def decode(precision: Precision) -> list[np.ndarray]:
+            self.build(precision, trial)
+            return self.decode(trial, self.selection)
+
+        can_equalize = self._equalize_once() > 0
+        return Search(self.generator, decode, references, self.sample_rate, can_equalize)
+
+    def activation_timing(self, groups: tuple[str, ...], example: Feeds) -> dict[str, Timing]:
+        """Both 8-bit activation types on ``groups``, timed in turn on ``example``."""
+        runs = {}
+        for activations in (UINT8, INT8):
+            path = self.work / f"{activations}.onnx"
+            self.build(Precision(groups, activations=activations), path)
+            session = self.session(path)
+            runs[activations] = lambda s=session: s.run(None, example)
+        audio = self.decode(self.plain, [example])[0]
+        timing = interleaved(runs, len(audio) / self.sample_rate, rounds=3)
+        del runs
+        release_freed_heap()
+        return timing
+
+    def build(self, precision: Precision, target: Path) -> None:
+        plain = self._equalized if precision.equalized else self.plain
+        if plain is None:
+            raise ValueError("equalized, but nothing could be")
+        histograms = self.histograms(precision.equalized)
+        convs = self.generator.convs(precision.int8_groups)
+        ranges = ranges_for(self.model, convs, histograms, precision)
+        mixed_graph(plain, self.generator, precision, ranges, self.chunks[0], target)
+
+    def histograms(self, equalized: bool) -> dict[str, TensorHistogram]:
+        if equalized not in self._histograms:
+            import onnx
+
+            path = self._equalized if equalized else self.plain
+            if path is None:
+                raise ValueError("equalized, but nothing could be")
+            model = onnx.load(str(path))
+            tensors = conv_tensors(model, self.generator.all_convs)
+            self._histograms[equalized] = collect(model, self.work, self.chunks, tensors,
+                                                  self.session)  # fmt: skip
+        return self._histograms[equalized]
+
+    def _equalize_once(self) -> int:
+        if self._equalized is None:
+            import onnx
+
+            model = onnx.load(str(self.plain))
+            self.equalized_pairs = equalize(model, set(self.generator.all_convs))
+            if self.equalized_pairs:
+                self._equalized = self.work / "equalized.onnx"
+                onnx.save(model, str(self._equalized))
+        return self.equalized_pairs

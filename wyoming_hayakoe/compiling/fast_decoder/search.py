@@ -1,0 +1,115 @@
+"""Which layer groups go int8, chosen by measuring each on the voice itself.
+
+1. *Sensitivity*: each group alone in int8, the rest FP32; its log-mel distance from the
+   reference on the selection sentences (quality.py).
+2. *Order*: least distance per multiply-add first, so the groups that bring the most speed for
+   the least error come first (an audio-rate group does little work and costs much).
+3. *Prefix*: the longest run of that order whose variant stays within the selection budget (a
+   share of the gate's thresholds, so that sentences the calibration never saw pass too),
+   found by bisection: error grows as groups are added.
+4. *Equalization*: the chosen groups once more with cross-layer equalization; kept if closer.
+
+Each trial quantizes and decodes once; a full-size decoder of seven groups takes about eleven.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .generator import Generator
+from .quality import MEAN_THRESHOLD_DB, WORST_THRESHOLD_DB, log_mel_distance
+from .variant import Precision
+
+_LOGGER = logging.getLogger(__name__)
+
+SELECTION_MARGIN = 0.8
+"""The selection sentences must stay within this share of the gate's thresholds: chosen on
+them, the variant is then judged on others."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One variant decoded on the selection sentences."""
+
+    precision: Precision
+    mean_db: float
+    worst_db: float
+
+    @property
+    def within_budget(self) -> bool:
+        return (
+            self.mean_db <= MEAN_THRESHOLD_DB * SELECTION_MARGIN
+            and self.worst_db <= WORST_THRESHOLD_DB * SELECTION_MARGIN
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "precision": self.precision.as_dict()}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Trial:
+        return cls(Precision.from_dict(raw["precision"]), raw["mean_db"], raw["worst_db"])
+
+
+Decode = Callable[[Precision], Sequence[np.ndarray]]
+"""A variant built and decoded on the selection sentences."""
+
+
+class Search:
+    def __init__(
+        self,
+        generator: Generator,
+        decode: Decode,
+        references: Sequence[np.ndarray],
+        sample_rate: int,
+        can_equalize: bool,
+    ) -> None:
+        self.generator = generator
+        self._decode = decode
+        self._references = references
+        self._sample_rate = sample_rate
+        self._can_equalize = can_equalize
+        self.trials: list[Trial] = []
+
+    def trial(self, precision: Precision) -> Trial:
+        audio = self._decode(precision)
+        distances = [
+            log_mel_distance(r, a, self._sample_rate)
+            for r, a in zip(self._references, audio, strict=True)
+        ]
+        trial = Trial(precision, float(np.mean(distances)), float(np.max(distances)))
+        self.trials.append(trial)
+        _LOGGER.debug("%s: %.2f dB (worst %.2f)", precision.describe(), trial.mean_db,
+                      trial.worst_db)  # fmt: skip
+        return trial
+
+    def choose(self, base: Precision) -> Trial | None:
+        """The most int8 within budget (``base`` gives everything but the groups), or None
+        if no group is."""
+        groups = self.generator.groups
+        alone = {g.name: self.trial(replace(base, int8_groups=(g.name,))) for g in groups}
+        order = sorted(
+            (g for g in groups if alone[g.name].within_budget),
+            key=lambda g: alone[g.name].mean_db / max(g.work, 1.0),
+        )
+        if not order:
+            return None
+        best = alone[order[0].name]
+        low, high = 1, len(order)  # the prefix of length `low` is within budget
+        while low < high:
+            middle = (low + high + 1) // 2
+            names = tuple(g.name for g in order[:middle])
+            trial = self.trial(replace(base, int8_groups=names))
+            if trial.within_budget:
+                low, best = middle, trial
+            else:
+                high = middle - 1
+        if self._can_equalize:
+            equalized = self.trial(replace(best.precision, equalized=True))
+            if equalized.mean_db < best.mean_db and equalized.within_budget:
+                best = equalized
+        return best

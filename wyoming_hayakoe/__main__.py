@@ -85,6 +85,7 @@ def create_service(args: argparse.Namespace) -> TtsService:
         audio_cache_bytes=int(args.audio_cache_mb * 1024 * 1024),
         user_dictionary=user_dictionary,
         max_waiting=args.max_waiting,
+        decoder=args.decoder,
     )
     return TtsService(store, settings)
 

@@ -34,6 +34,7 @@ def test_default_options_give_the_servers_defaults() -> None:
     assert addon_options.options_to_args(options) == [
         "--voice", "jvnv-F1-jp", "--speed", "1.0", "--sdp-ratio", "0.2",
         "--noise-scale", "0.6", "--noise-w", "0.8", "--style-weight", "1.0",
+        "--decoder", "auto",
     ]  # fmt: skip
 
 
@@ -41,7 +42,7 @@ def test_every_option_has_its_argument() -> None:
     options = {
         "voice": "jvnv-M1-jp", "style": "Happy", "speed_scale": 1.25, "sdp_ratio": 0.5,
         "noise_scale": 0.3, "noise_scale_w": 0.4, "style_weight": 2.5, "threads": 3,
-        "samples_per_chunk": 2048, "local_files_only": True,
+        "decoder": "fast", "samples_per_chunk": 2048, "local_files_only": True,
         "hub_endpoint": "https://mirror.example/hub/", "debug_logging": True,
     }  # fmt: skip
     voicevox = {"voicevox_api": True, "voicevox_api_allow": ["10.0.0.0/8"],
@@ -50,7 +51,8 @@ def test_every_option_has_its_argument() -> None:
     assert args == [
         "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "0.8", "--sdp-ratio", "0.5",
         "--noise-scale", "0.3", "--noise-w", "0.4", "--style-weight", "2.5",
-        "--samples-per-chunk", "2048", "--threads", "3", "--local-files-only", "--debug",
+        "--samples-per-chunk", "2048", "--threads", "3", "--decoder", "fast",
+        "--local-files-only", "--debug",
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments or the server's environment
     # (the old speed: below)

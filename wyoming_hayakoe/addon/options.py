@@ -36,6 +36,7 @@ OLD_SPEED_OPTION = "speed"
 the schema, optional, so that the Supervisor keeps a value saved then instead of dropping it:
 it is still used while ``speed_scale`` is at its default."""
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
+DECODER_OPTION = "decoder"  # auto, fast or reference: the server's --decoder
 DEBUG_OPTION = "debug_logging"
 LOCAL_FILES_ONLY_OPTION = "local_files_only"  # never download: /share/hayakoe and /data only
 HUB_ENDPOINT_OPTION = "hub_endpoint"  # a mirror of the voice repository (HF_ENDPOINT)
@@ -44,6 +45,7 @@ OPTION_NAMES = frozenset(
         *VALUE_OPTIONS,
         OLD_SPEED_OPTION,
         THREADS_OPTION,
+        DECODER_OPTION,
         DEBUG_OPTION,
         LOCAL_FILES_ONLY_OPTION,
         HUB_ENDPOINT_OPTION,
@@ -66,6 +68,8 @@ def options_to_args(options: Mapping[str, Any]) -> list[str]:
     threads = options.get(THREADS_OPTION)
     if threads:
         args += ["--threads", str(int(threads))]
+    if _given(options.get(DECODER_OPTION)):
+        args += ["--decoder", str(options[DECODER_OPTION]).strip()]
     if options.get(LOCAL_FILES_ONLY_OPTION):
         args.append("--local-files-only")
     if options.get(DEBUG_OPTION):

@@ -120,6 +120,10 @@ class OneLineArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+DECODERS = ("reference", "fast", "auto")
+"""The ``--decoder`` choices (compiling/decoder_choice.py's MODES)."""
+
+
 def build_parser() -> OneLineArgumentParser:
     parser = OneLineArgumentParser(
         prog="wyoming-hayakoe",
@@ -198,6 +202,16 @@ def build_parser() -> OneLineArgumentParser:
         type=positive_int,
         help="ONNX Runtime's intra-op threads; inter-op is always 1 (default: the physical "
         "cores this process may use, within its CPU affinity and any cgroup CPU quota)",
+    )
+    add(
+        "--decoder",
+        choices=DECODERS,
+        default="auto",
+        help="the decoder (the HiFi-GAN that makes the audio, most of the work): 'reference' "
+        "is HayaKoe's FP32 one, the same audio; 'fast' a mixed-precision one made and checked "
+        "on this machine at the first start (about half the time, a small measured loss); "
+        "'auto' the fast one only where the reference is too slow here and the fast one passed "
+        "its quality gate (default: auto)",
     )
     add(
         "--cache-dir",

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cli.options import DEFAULT_DATA_DIR, OneLineArgumentParser
+from ..cli.options import DECODERS, DEFAULT_DATA_DIR, OneLineArgumentParser
 from ..cli.values import positive_int
 from ..errors import HayakoeError
 from ..voices.layout import CACHE_DIR
@@ -58,6 +58,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--again", action="store_true", help="compile and check again even if it was done"
     )
+    parser.add_argument(
+        "--decoder",
+        choices=DECODERS,
+        default="auto",
+        help="as the server's --decoder: make (or read) the fast decoder as the server would, "
+        "and show which one serves and why (default: auto)",
+    )
+    parser.add_argument(
+        "--keep-float",
+        nargs="+",
+        metavar="GROUP",
+        help="make the fast decoder with every layer group but these in int8, instead of "
+        "choosing them by measurement (conv_pre, 'stage N', conv_post); with --decoder fast",
+    )
     parser.add_argument("--debug", action="store_true", help="log what happens")
     return parser
 
@@ -94,11 +108,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine.open_bert()
         voice = engine.load_voice(source)
         engine.gain(voice)
+        keep = tuple(args.keep_float) if args.keep_float else None
+        engine.choose_decoder(voice, args.decoder, keep)
     except HayakoeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    print("\n".join(_describe(voice)))
+    print("\n".join(_describe(voice) + _decoder(voice)))
     return 0
+
+
+def _decoder(voice: Voice) -> list[str]:
+    """Which decoder serves, why, and the figures it was chosen on."""
+    choice = voice.decoder_choice
+    if choice is None:
+        return []
+    lines = [f"Decoder: {choice.describe()}"]
+    if choice.reference_speed is not None:
+        fast = f", fast {choice.fast_speed:.2f}x" if choice.fast_speed is not None else ""
+        lines.append(f"  speed here: reference {choice.reference_speed:.2f}x real time{fast}")
+    if choice.precision is not None:
+        lines.append(f"  fast decoder: {choice.precision}")
+    return lines
 
 
 def _describe(voice: Voice) -> list[str]:

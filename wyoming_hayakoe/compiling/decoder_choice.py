@@ -51,13 +51,19 @@ class DecoderChoice:
     fast: bool
     """Serving the fast variant (else the reference)."""
     reason: str
+    code: str = "asked"
+    """The reason in a word, for a page to say in its language: ``asked`` (the mode named
+    it), ``fast_enough`` (the reference keeps up here), ``not_faster``, ``gate_failed``,
+    ``needed`` (auto took the fast one), ``not_made`` (no group can be int8), ``failed``
+    (making it failed)."""
     reference_speed: float | None = None
     fast_speed: float | None = None
     gate: QualityGate | None = None
     precision: str | None = None
 
     def describe(self) -> str:
-        return f"{'fast' if self.fast else 'reference'} decoder ({self.mode}): {self.reason}"
+        gate = f"; the fast decoder {self.gate.describe()}" if self.gate is not None else ""
+        return f"{'fast' if self.fast else 'reference'} decoder ({self.mode}): {self.reason}{gate}"
 
 
 def choose(mode: str, record: dict[str, Any] | None, failure: str | None = None) -> DecoderChoice:
@@ -66,14 +72,16 @@ def choose(mode: str, record: dict[str, Any] | None, failure: str | None = None)
     if mode == REFERENCE:
         return DecoderChoice(mode, False, "asked for (FP32, the same audio as HayaKoe)")
     if record is None:
-        return DecoderChoice(mode, False, f"no fast decoder could be made: {failure}")
+        why = f"no fast decoder could be made: {failure}"
+        return DecoderChoice(mode, False, why, "failed")
     reference = Timing.from_dict(record["reference"])
     if not record.get("built"):
+        code = "not_made" if record.get("not_made") else "fast_enough"
         why = record.get("not_made") or (
             f"the reference decodes at {reference.speed:.2f}x real time here, fast enough "
             f"(auto takes a fast decoder below {FAST_BELOW_SPEED:.2f}x)"
         )
-        return DecoderChoice(mode, False, why, reference_speed=reference.speed)
+        return DecoderChoice(mode, False, why, code, reference_speed=reference.speed)
     fast = Timing.from_dict(record["fast"])
     verdict = QualityGate.from_dict(record["gate"])
     measured = DecoderChoice(
@@ -87,20 +95,21 @@ def choose(mode: str, record: dict[str, Any] | None, failure: str | None = None)
     )
     ratio = f"{fast.median / reference.median:.2f} of the reference's time"
     if mode == FAST:
-        return replace(measured, fast=True, reason=f"asked for; {ratio}; {verdict.describe()}")
+        return replace(measured, fast=True, reason=f"asked for; {ratio}")
     if reference.speed >= FAST_BELOW_SPEED:
+        code = "fast_enough"
         why = f"the reference decodes at {reference.speed:.2f}x real time here, fast enough"
     elif not measurably_faster(fast, reference):
-        why = f"the fast decoder is not measurably faster here ({ratio})"
+        code, why = "not_faster", f"the fast decoder is not measurably faster here ({ratio})"
     elif not verdict.passed:
-        why = f"the fast decoder {verdict.describe()}"
+        code, why = "gate_failed", "the fast decoder failed its quality gate"
     else:
         why = (
             f"the reference decodes at {reference.speed:.2f}x real time here, the fast one at "
-            f"{fast.speed:.2f}x ({ratio}) and it {verdict.describe()}"
+            f"{fast.speed:.2f}x ({ratio}) and passed its quality gate"
         )
-        return replace(measured, fast=True, reason=why)
-    return replace(measured, reason=why)
+        return replace(measured, fast=True, reason=why, code="needed")
+    return replace(measured, reason=why, code=code)
 
 
 @dataclass(frozen=True)

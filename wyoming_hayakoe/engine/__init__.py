@@ -3,7 +3,7 @@
 No asyncio and no Wyoming here: callers on an event loop run the engine in a worker thread.
 """
 
-from ..compiling.compiled import SelfCheckResult
+from ..compiling.compiled import DecoderChoice, SelfCheckResult
 from ..inference.params import SynthesisParams
 from ..pacing.scheduler import Pacing
 from .engine import Continuation, Engine, PcmPiece
@@ -11,6 +11,7 @@ from .voice import Voice
 
 __all__ = [
     "Continuation",
+    "DecoderChoice",
     "Engine",
     "Pacing",
     "PcmPiece",

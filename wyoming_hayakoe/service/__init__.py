@@ -6,7 +6,7 @@ adapters' one door: what they take from the layers below (the words of a request
 answer: accent phrases, readings, audio pieces, voice entries) they take from here.
 """
 
-from ..engine import Continuation, PcmPiece, SynthesisParams
+from ..engine import Continuation, DecoderChoice, PcmPiece, SynthesisParams
 from ..engine.finishing import Finisher, Finishing
 from ..text.accent import MARKS, AccentPhrase, Mora, PhraseReading, spoken_phrase
 from ..text.explain import TextReading
@@ -35,6 +35,7 @@ __all__ = [
     "MORA_PHONEMES",
     "AccentPhrase",
     "Continuation",
+    "DecoderChoice",
     "DictionaryEditError",
     "DownloadJob",
     "Entry",

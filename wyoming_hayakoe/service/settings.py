@@ -30,6 +30,10 @@ class ServiceSettings:
     """Memory for finished audio of repeated requests."""
     user_dictionary: Path | None = None
     """user_dict.csv, reloaded when edited."""
+    decoder: str = "auto"
+    """Which decoder serves: ``reference`` (FP32, HayaKoe's), ``fast`` (the mixed-precision
+    variant made on this machine) or ``auto`` (the fast one where this machine needs it and
+    it passed its quality gate; see compiling/decoder_choice.py)."""
     max_waiting: int = 16
     """Syntheses in progress at once (running or waiting for the CPU); a request for another
     is refused at once. Requests that join an identical one in progress, or that the audio

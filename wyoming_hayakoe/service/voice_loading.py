@@ -18,7 +18,7 @@ import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ..engine import Engine, SelfCheckResult, SynthesisParams, Voice
+from ..engine import DecoderChoice, Engine, SelfCheckResult, SynthesisParams, Voice
 from ..errors import UnknownVoiceError
 from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
@@ -49,6 +49,9 @@ class VoiceStatus:
     self_check_passed: bool | None
     decode_speed: float | None
     """Seconds of audio decoded per second, as the schedule assumes it (None: not yet)."""
+    decoder: DecoderChoice | None = None
+    """Which decoder serves it and why, with what was measured (None: not chosen yet, or
+    the voice is served whole)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class VoiceLoader:
         self._refresh_voices = refresh_voices
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
+        self._choosing: set[asyncio.Task[None]] = set()
 
     async def bring_up_default_voice(self) -> Voice:
         """Load the shared BERT and the default voice, downloading them if allowed; while
@@ -220,7 +224,27 @@ class VoiceLoader:
         await self._syntheses.calibrate(engine, voice)
         # Ready now; the decoder's warm-up goes first on the synthesis thread.
         self._syntheses.warm_up(engine, voice)
+        self._choose_decoder_later(engine, voice)
         return voice
+
+    def _choose_decoder_later(self, engine: Engine, voice: Voice) -> None:
+        """Choose the voice's decoder on a loading thread while it serves with the reference
+        one: making a fast decoder takes minutes on a small board (its child gives way to
+        requests), reading a choice made before, a fraction of a second."""
+
+        async def choose() -> None:
+            before = voice.decoder
+            try:
+                await self._workers.load(engine.choose_decoder, voice, self._settings.decoder)
+            except Exception as err:  # the reference decoder serves on
+                _LOGGER.warning("Choosing the decoder of %s failed: %s", voice.name, err)
+                return
+            if voice.decoder is not before:
+                self._syntheses.warm_up(engine, voice)
+
+        task = asyncio.create_task(choose())
+        self._choosing.add(task)
+        task.add_done_callback(self._choosing.discard)
 
     def loaded_voices(self) -> dict[str, VoiceStatus]:
         """What the voices loaded so far showed on this machine (their self-check, speed)."""
@@ -230,6 +254,7 @@ class VoiceLoader:
                 _self_check_summary(voice.self_check) if voice.self_check else None,
                 voice.self_check.passed if voice.self_check else None,
                 engine.decode_speed(voice) if engine is not None else None,
+                voice.decoder_choice,
             )
             for name, voice in self._voices.items()
         }

@@ -68,6 +68,43 @@ STRINGS: dict[str, dict[str, str]] = {
     "unavailable": {"ja": "今は使えません", "en": "Cannot be served now"},
     "decode_speed": {"ja": "この機械での速度", "en": "Speed on this machine"},
     "real_time": {"ja": "実時間", "en": "real time"},
+    "decoder": {"ja": "デコーダー", "en": "Decoder"},
+    "decoder_fast": {"ja": "高速（int8 混合精度）", "en": "Fast (mixed int8)"},
+    "decoder_reference": {
+        "ja": "標準（FP32、HayaKoe と同じ音）",
+        "en": "Reference (FP32, as HayaKoe)",
+    },
+    "decoder_fast_short": {"ja": "高速", "en": "fast"},
+    "decoder_reference_short": {"ja": "標準", "en": "reference"},
+    "decoder_speeds": {"ja": "この機械での速度", "en": "speed here"},
+    "decoder_gate": {
+        "ja": "品質チェック（標準との差、log-mel 距離の平均 / 最大）",
+        "en": "quality gate (distance from the reference, log-mel, mean / worst)",
+    },
+    "decoder_gate_passed": {"ja": "合格", "en": "passed"},
+    "decoder_gate_failed": {"ja": "不合格", "en": "failed"},
+    "decoder_why_asked": {"ja": "設定で指定", "en": "as set"},
+    "decoder_why_fast_enough": {
+        "ja": "標準でも十分に速い",
+        "en": "the reference is fast enough here",
+    },
+    "decoder_why_not_faster": {
+        "ja": "高速版がこの機械では速くならない",
+        "en": "the fast one is not faster here",
+    },
+    "decoder_why_gate_failed": {
+        "ja": "高速版が品質チェックに不合格",
+        "en": "the fast one failed its quality gate",
+    },
+    "decoder_why_needed": {
+        "ja": "標準ではこの機械で間に合わないため高速版を使用",
+        "en": "the reference is too slow here: the fast one is used",
+    },
+    "decoder_why_not_made": {"ja": "int8 にできる層がない", "en": "no layer can be int8"},
+    "decoder_why_failed": {
+        "ja": "高速版を作れなかった（ログを参照）",
+        "en": "the fast one could not be made (see the log)",
+    },
     "download": {"ja": "ダウンロード", "en": "Download"},
     "delete": {"ja": "削除", "en": "Delete"},
     "confirm_delete": {"ja": "この音声を削除しますか？", "en": "Delete this voice?"},

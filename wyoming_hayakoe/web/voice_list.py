@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HayakoeError
-from ..service import TtsService, VoiceSource
+from ..service import DecoderChoice, TtsService, VoiceSource
 
 
 def voice_list(
@@ -55,6 +55,8 @@ def voice_list(
             item["self_check"] = status.self_check
             item["self_check_passed"] = status.self_check_passed
             item["decode_speed"] = status.decode_speed
+            if status.decoder is not None:
+                item["decoder"] = decoder_details(status.decoder)
         state = availability.get(name)
         if state is not None and state.reason is not None:
             item["unavailable"] = state.reason  # the error a request for it gets
@@ -63,6 +65,29 @@ def voice_list(
             item["downloading"] = True
         voices.append(item)
     return sorted(voices, key=lambda v: (not v["installed"], v["name"]))
+
+
+def decoder_details(choice: DecoderChoice) -> dict[str, Any]:
+    """Which decoder serves a voice, why (in a word the page translates) and the figures."""
+    gate = choice.gate
+    return {
+        "fast": choice.fast,
+        "mode": choice.mode,
+        "why": choice.code,
+        "reference_speed": choice.reference_speed,
+        "fast_speed": choice.fast_speed,
+        "gate": None
+        if gate is None
+        else {
+            "passed": gate.passed,
+            "mean_db": gate.mean_db,
+            "worst_db": gate.worst_db,
+            "mean_threshold_db": gate.mean_threshold_db,
+            "worst_threshold_db": gate.worst_threshold_db,
+            "sentences": gate.sentences,
+        },
+        "precision": choice.precision,
+    }
 
 
 def installed_details(source: VoiceSource) -> dict[str, Any]:

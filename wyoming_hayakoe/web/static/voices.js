@@ -15,7 +15,8 @@ function voiceCard(voice) {
       ? `${voice.self_check_passed ? WORDS.self_check_passed : WORDS.self_check_failed}: ${voice.self_check}`
       : "–"),
     el("dt", {}, WORDS.decode_speed), el("dd", { class: "decode-speed" }, voice.decode_speed
-      ? `${voice.decode_speed.toFixed(1)} × ${WORDS.real_time}` : "–"));
+      ? `${voice.decode_speed.toFixed(1)} × ${WORDS.real_time}` : "–"),
+    el("dt", {}, WORDS.decoder), el("dd", { class: "decoder" }, decoderText(voice.decoder)));
   const progress = el("progress", { max: 1, value: 0, hidden: true });
   const actions = el("div", { class: "actions" });
   if (!voice.installed && voice.in_catalog) {
@@ -34,6 +35,24 @@ function voiceCard(voice) {
     details, progress, actions);
   if (voice.downloading) download(voice.name, null, progress, true);
   return card;
+}
+
+// Which decoder serves the voice, why, and what was measured on this machine.
+function decoderText(decoder) {
+  if (!decoder) return "–";
+  const speed = (x) => (x ? `${x.toFixed(1)} × ${WORDS.real_time}` : "–");
+  const parts = [
+    `${decoder.fast ? WORDS.decoder_fast : WORDS.decoder_reference} (${decoder.mode})`,
+    WORDS[`decoder_why_${decoder.why}`] || decoder.why,
+    `${WORDS.decoder_speeds}: ${WORDS.decoder_reference_short} ${speed(decoder.reference_speed)}` +
+      (decoder.fast_speed ? `, ${WORDS.decoder_fast_short} ${speed(decoder.fast_speed)}` : ""),
+  ];
+  const gate = decoder.gate;
+  if (gate) {
+    parts.push(`${WORDS.decoder_gate}: ${gate.passed ? WORDS.decoder_gate_passed : WORDS.decoder_gate_failed}, ` +
+      `${gate.mean_db.toFixed(2)} dB (≤ ${gate.mean_threshold_db}) / ${gate.worst_db.toFixed(2)} dB (≤ ${gate.worst_threshold_db})`);
+  }
+  return parts.join(" · ");
 }
 
 async function loadVoices() {

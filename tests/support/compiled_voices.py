@@ -28,11 +28,13 @@ Voice = Path | VoiceSource
 
 def compile_voices(cache: Path, bert_root: Path, voices: tuple[Voice, ...]) -> None:
     """Compile ``voices`` with the BERT of ``bert_root`` into ``cache``, as a server does
-    at its first start (their gain too)."""
+    at its first start (their gain and the default decoder choice too)."""
     engine = Engine(bert_root, threads=1, cache_dir=cache)
     engine.open_bert()
     for voice in voices:
-        engine.gain(engine.load_voice(voice))
+        loaded = engine.load_voice(voice)
+        engine.gain(loaded)
+        engine.choose_decoder(loaded, "auto")
 
 
 class CompiledCaches:

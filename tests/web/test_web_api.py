@@ -57,6 +57,8 @@ async def test_not_json_is_refused(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
     for path in ("/api/reading", "/api/dictionary/check"):
         assert "JSON" in await error_of(await client.post(path, data=b"{oops"), 400)
+        deep = b"[" * 100_000 + b"]" * 100_000  # deeper than Python's parser recurses
+        assert "JSON" in await error_of(await client.post(path, data=deep), 400)
         assert "object" in await error_of(await client.post(path, json=[1]), 400)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -198,3 +199,5 @@ def test_a_taken_port_stops_the_start_with_what_to_do() -> None:
     errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
     assert len(errors) == 1, result.stderr
     assert f"Cannot listen on tcp://127.0.0.1:{port}" in errors[0] and "--uri" in errors[0]
+    # every line starts with the time it was logged (a first start takes minutes)
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ERROR:", errors[0]), errors[0]

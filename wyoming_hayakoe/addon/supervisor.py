@@ -35,7 +35,7 @@ from wyoming_hayakoe.addon.options import (
     share_folder,
 )
 from wyoming_hayakoe.addon.voicevox import VOICEVOX_URI
-from wyoming_hayakoe.cli.options import DEFAULT_URI
+from wyoming_hayakoe.cli.options import DEFAULT_URI, LOG_FORMAT
 from wyoming_hayakoe.memory import memory_seen, oom_kills
 
 ADDON_LOGGER = "wyoming_hayakoe.addon"
@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = argv.index("--") if "--" in argv else len(argv)
     args = build_parser().parse_args(argv[:split])
     passthrough = argv[split + 1 :]
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s:%(name)s:%(message)s")
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)  # the server's, with the time
     try:
         options = load_options(args.options)
         share = share_folder(args.share_dir)

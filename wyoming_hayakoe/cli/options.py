@@ -47,6 +47,9 @@ DEFAULT_CLIENT_TIMEOUT = 30.0
 # Syntheses in progress at once: twice the eight satellites the benchmark has ask at once;
 # each takes about a second of work on a 2-core PC, so the last would wait some 16 s.
 DEFAULT_MAX_WAITING = 16
+LOG_FORMAT = "%(asctime)s " + logging.BASIC_FORMAT
+"""wyoming-piper's format (``LEVEL:logger:message``) after the time: a first start downloads and
+compiles for minutes, and the log tells how long each step took."""
 
 
 @dataclass(frozen=True)
@@ -244,7 +247,11 @@ def build_parser() -> OneLineArgumentParser:
         f"(default: {DEFAULT_CLIENT_TIMEOUT:g})",
     )
     add("--debug", action="store_true", help="log debug messages")
-    add("--log-format", default=logging.BASIC_FORMAT, help="format of log messages")
+    add(
+        "--log-format",
+        default=LOG_FORMAT,
+        help=f"format of log messages (default: {LOG_FORMAT.replace('%', '%%')})",
+    )
     add("--version", action="version", version=__version__, help="print the version and exit")
     return parser
 

@@ -61,8 +61,8 @@ async def _check_try_page(client: TestClient, params: SynthesisParams) -> None:
     for language in ("en", "ja"):
         page = await (await client.get("/try", headers={"Accept-Language": language})).text()
         for knob in KNOBS:
-            (label,) = re.findall(rf"<label>([^<]*) <small[^>]*>[^<]*</small><input[^>]*"
-                                  rf'id="{knob.api_field}"[^>]*>', page)  # fmt: skip
+            (label,) = re.findall(rf"<label><span>([^<]*) <small[^>]*>[^<]*</small></span>"
+                                  rf'<input[^>]*id="{knob.api_field}"[^>]*>', page)  # fmt: skip
             (tag,) = re.findall(rf'<input[^>]*id="{knob.api_field}"[^>]*>', page)
             attributes = dict(re.findall(r'(\w+)="([^"]*)"', tag))
             assert float(attributes["min"]) == knob.low and float(attributes["max"]) == knob.high

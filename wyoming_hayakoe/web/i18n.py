@@ -65,7 +65,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "不一致（元のモデルで再生）",
         "en": "differs (served as published)",
     },
+    "self_check_difference": {
+        "ja": "公開モデルとの差はピークの {value}",
+        "en": "{value} of the peak from the published model",
+    },
     "unavailable": {"ja": "今は使えません", "en": "Cannot be served now"},
+    "download_failed": {"ja": "ダウンロードできませんでした", "en": "Download failed"},
+    "no_voice_installed": {
+        "ja": "音声がまだインストールされていないので、再生できません。"
+        "音声ページでダウンロードするか、データフォルダに音声をコピーしてください。",
+        "en": "Nothing can play yet: no voice is installed. Download one on the Voices page, or "
+        "copy one into the data folder.",
+    },
+    "open_voices": {"ja": "音声ページを開く", "en": "Open the Voices page"},
+    "default_voice_state": {"ja": "既定の音声 {name}", "en": "The default voice {name}"},
     "decode_speed": {"ja": "この機械での速度", "en": "Speed on this machine"},
     "real_time": {"ja": "実時間", "en": "real time"},
     "download": {"ja": "ダウンロード", "en": "Download"},

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from .. import DOCS_URL
 from ..errors import HubError
 
-DOCS_URL = "https://github.com/wyoming-hayakoe/wyoming-hayakoe/blob/main/docs"
 WITHOUT_INTERNET_URL = f"{DOCS_URL}/voices.md#without-internet"
 """The steps to install voices on a machine that cannot reach the voice repository."""
 _NAMES_SHOWN = 5
@@ -52,7 +52,8 @@ def without_the_repository(err: BaseException, download_dir: Path) -> str | None
         return None
     return (
         f"To speak without the network, copy the shared BERT model and a voice into "
-        f"{download_dir} and start with --local-files-only (the add-on: /share/hayakoe and its "
-        "local_files_only option); to download through a mirror of the Hugging Face Hub, set "
-        f"HF_ENDPOINT (the add-on: hub_endpoint). The steps: {WITHOUT_INTERNET_URL}"
+        f"{download_dir} and start with --local-files-only (in the Home Assistant app: "
+        "/share/hayakoe and the local_files_only option); to download through a mirror of the "
+        f"Hugging Face Hub, set HF_ENDPOINT (the app's hub_endpoint). The steps: "
+        f"{WITHOUT_INTERNET_URL}"
     )

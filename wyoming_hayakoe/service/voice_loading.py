@@ -252,4 +252,3 @@ def _text_and_voice(engine: Engine, source: VoiceSource) -> Voice:
     """One loading thread's share of a first load: the text front-end, then the voice."""
     engine.open_text()
     return engine.load_voice(source)
-

@@ -95,13 +95,13 @@ def _with_old_option(name: str, old: OldSpelling, value: Any, old_value: float) 
     if not _given(value) or float(value) == knob.default:
         _LOGGER.warning(
             "Option %s (%s, %s) is replaced by %s: speaking with %s %.3g; set %s to %.3g and "
-            "clear %s in the add-on's configuration",
+            "clear %s in the app's configuration",
             name, old_value, old.meaning, knob.name, knob.name, converted, knob.name, converted,
             name,
         )  # fmt: skip
         return f"{converted:.6g}"
     _LOGGER.warning(
-        "Option %s (%s) is ignored: %s (%s) is set and replaces it; clear %s in the add-on's "
+        "Option %s (%s) is ignored: %s (%s) is set and replaces it; clear %s in the app's "
         "configuration",
         name, old_value, knob.name, value, name,
     )  # fmt: skip

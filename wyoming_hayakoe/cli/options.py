@@ -127,7 +127,7 @@ def build_parser() -> OneLineArgumentParser:
             knob.flag,
             type=within(knob.low, knob.high),
             help=f"{knob.meaning} ({knob.low:g} to {knob.high:g}, default: {knob.default:g}; "
-            f"the VOICEVOX API's {knob.api_field}, the add-on's {knob.name})",
+            f"the VOICEVOX API's {knob.api_field}, the Home Assistant app's {knob.name})",
         )
     for old in OLD_SPELLINGS:
         if old.flag:  # still read, converted, and the log says what to write instead

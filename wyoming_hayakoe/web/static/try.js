@@ -16,11 +16,14 @@ function fillStyles() {
   checkVoice();
 }
 
-// Play is on only for a voice that can be served now; otherwise the page says why (the
-// Voices page's reason for it, or that none is installed) and looks again a little later.
+// Play is off while nothing could play: no voice installed, or the chosen voice waiting for a
+// background retry (a request would be refused at once); the page says why (the Voices page's
+// reason) and looks again a little later. A voice that failed otherwise (a damaged file) keeps
+// Play: its reason is shown, and a request tries it again.
 async function checkVoice() {
   clearTimeout(stateCheck);
   let reason = [];
+  let blocked = false;
   try {
     const { voices: listed } = await api("api/voices");
     if (!voices.length) {
@@ -30,15 +33,20 @@ async function checkVoice() {
         const who = fillWords(WORDS.default_voice_state, { name: fallback.name });
         reason.push(el("br"), `${who}: ${fallback.unavailable}`);
       }
+      blocked = true;
     } else {
       const chosen = listed.find((v) => v.speaker_uuid && v.speaker_uuid === $("voice").value);
-      if (chosen && chosen.unavailable) reason = [`${WORDS.unavailable}: ${chosen.unavailable}`];
+      if (chosen && chosen.unavailable) {
+        reason = [`${WORDS.unavailable}: ${chosen.unavailable}`];
+        blocked = chosen.retry_at !== null && chosen.retry_at !== undefined;
+      }
     }
   } catch (err) {
     reason = [err.message];
+    blocked = !voices.length;
   }
   showMessage("voice-state", reason, "error");
-  $("play").disabled = reason.length > 0;
+  $("play").disabled = blocked;
   if (reason.length) stateCheck = setTimeout(reloadVoices, RECHECK_MS);
 }
 

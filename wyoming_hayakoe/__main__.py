@@ -9,15 +9,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cli.options import PARAM_OPTIONS, parse_args
+from .cli.options import parse_args
+from .knobs import KNOBS
 
 if TYPE_CHECKING:
+    from .inference.params import SynthesisParams
     from .server.app import WyomingSettings
     from .service import TtsService
     from .web.listeners import HttpSettings
@@ -31,6 +34,8 @@ def run() -> None:
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO, format=args.log_format)
     if not args.debug:
         logging.getLogger("zeroconf").setLevel(logging.WARNING)
+    for note in args.old_spellings:
+        _LOGGER.warning("%s", note)
     # Imported after parsing so that argument errors, --help and --version need no ONNX Runtime.
     from .server.app import serve
 
@@ -59,14 +64,12 @@ def run() -> None:
 def create_service(args: argparse.Namespace) -> TtsService:
     """The service as the parsed options describe it."""
     from .errors import HayakoeError
-    from .inference.params import SynthesisParams
     from .service import ServiceSettings, TtsService
     from .text.user_dict import user_dictionary_path
     from .voices.layout import CACHE_DIR, USER_DICTIONARY_FILE
     from .voices.store import VoiceStore
 
-    given = {option.field: getattr(args, option.dest) for option in PARAM_OPTIONS}
-    params = SynthesisParams(**{k: v for k, v in given.items() if v is not None})
+    params = default_params(args)
     store = VoiceStore(args.data_dir, args.download_dir, local_files_only=args.local_files_only)
     try:
         user_dictionary: Path | None = user_dictionary_path(args.data_dir[0], USER_DICTIONARY_FILE)
@@ -88,6 +91,18 @@ def create_service(args: argparse.Namespace) -> TtsService:
         decoder=args.decoder,
     )
     return TtsService(store, settings)
+
+
+def default_params(args: argparse.Namespace) -> SynthesisParams:
+    """The defaults of every request: each knob given, on the engine's own scale."""
+    from .inference.params import SynthesisParams
+
+    params = SynthesisParams()
+    for knob in KNOBS:
+        value = getattr(args, knob.dest)
+        if value is not None:
+            params = dataclasses.replace(params, **{knob.param: knob.to_param(value)})  # type: ignore[arg-type]
+    return dataclasses.replace(params, style=args.style) if args.style else params
 
 
 def http_settings(args: argparse.Namespace) -> HttpSettings:

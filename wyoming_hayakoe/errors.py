@@ -42,5 +42,11 @@ class DownloadError(HayakoeError):
     """A voice file could not be fetched or failed verification."""
 
 
+class HubError(DownloadError):
+    """The voice repository (the Hub, or the mirror of ``HF_ENDPOINT``) could not be reached,
+    answered with an error, or lacks the file: copying the files in, or another mirror, is the
+    way around it (a full disk or a corrupt body is a plain DownloadError)."""
+
+
 class ServerBusyError(HayakoeError):
     """Too many syntheses are waiting for the CPU: the request is refused at once."""

@@ -14,7 +14,7 @@ from tools.server_process import REPO_ROOT
 from wyoming_hayakoe.addon import discovery, supervisor
 from wyoming_hayakoe.addon import options as addon_options
 from wyoming_hayakoe.addon import voicevox as addon_voicevox
-from wyoming_hayakoe.cli.options import PARAM_OPTIONS, parse_args
+from wyoming_hayakoe.cli.options import parse_args
 from wyoming_hayakoe.voices.hub import resolve_endpoint
 
 WEB = "tcp://0.0.0.0:8099"
@@ -32,31 +32,33 @@ def load_yaml(path: Path) -> Any:
 def test_default_options_give_the_servers_defaults() -> None:
     options = load_yaml(ADDON_DIR / "config.yaml")["options"]
     assert addon_options.options_to_args(options) == [
-        "--voice", "jvnv-F1-jp", "--speed", "1.0", "--sdp-ratio", "0.2",
-        "--noise-scale", "0.6", "--noise-w", "0.8", "--style-weight", "1.0",
+        "--voice", "jvnv-F1-jp", "--speed-scale", "1.0", "--intonation-scale", "1.0",
+        "--tempo-dynamics-scale", "1.0", "--noise-scale", "0.6", "--noise-scale-w", "0.8",
         "--decoder", "auto",
     ]  # fmt: skip
 
 
 def test_every_option_has_its_argument() -> None:
     options = {
-        "voice": "jvnv-M1-jp", "style": "Happy", "speed_scale": 1.25, "sdp_ratio": 0.5,
-        "noise_scale": 0.3, "noise_scale_w": 0.4, "style_weight": 2.5, "threads": 3,
-        "decoder": "fast", "samples_per_chunk": 2048, "local_files_only": True,
+        "voice": "jvnv-M1-jp", "style": "Happy", "speed_scale": 1.25,
+        "intonation_scale": 1.5, "tempo_dynamics_scale": 0.5, "noise_scale": 0.3,
+        "noise_scale_w": 0.4, "threads": 3, "decoder": "fast",
+        "samples_per_chunk": 2048, "local_files_only": True,
         "hub_endpoint": "https://mirror.example/hub/", "debug_logging": True,
     }  # fmt: skip
     voicevox = {"voicevox_api": True, "voicevox_api_allow": ["10.0.0.0/8"],
                 "voicevox_api_manage": True, "voicevox_api_hosts": ["tts.lan"]}  # fmt: skip
     args = addon_options.options_to_args(options)
     assert args == [
-        "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed", "0.8", "--sdp-ratio", "0.5",
-        "--noise-scale", "0.3", "--noise-w", "0.4", "--style-weight", "2.5",
-        "--samples-per-chunk", "2048", "--threads", "3", "--decoder", "fast",
+        "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed-scale", "1.25",
+        "--intonation-scale", "1.5", "--tempo-dynamics-scale", "0.5", "--noise-scale", "0.3",
+        "--noise-scale-w", "0.4", "--samples-per-chunk", "2048", "--threads", "3",
+        "--decoder", "fast",
         "--local-files-only", "--debug",
     ]  # fmt: skip
     # every option the add-on knows shows up in the arguments or the server's environment
-    # (the old speed: below)
-    known = addon_options.OPTION_NAMES - {addon_options.OLD_SPEED_OPTION}
+    # (the old spellings: tests/test_knobs.py)
+    known = addon_options.OPTION_NAMES - set(addon_options.OLD_OPTIONS)
     assert set(options) | set(voicevox) == known
     api = addon_voicevox.voicevox_args(voicevox, addon_voicevox.VOICEVOX_URI, "h")
     for flag in ("--voicevox-uri", "--voicevox-allow", "--voicevox-manage", "--http-host"):
@@ -78,56 +80,6 @@ def test_offline_options_reach_the_server_as_it_reads_them(
     env = addon_options.server_environment({"hub_endpoint": " https://m.example "}, {})
     monkeypatch.setenv("HF_ENDPOINT", env["HF_ENDPOINT"])
     assert resolve_endpoint() == "https://m.example"
-
-
-def test_the_mapping_is_the_command_lines(tmp_path: Path) -> None:
-    """Every synthesis option of the add-on is a server option that sets its field."""
-    for option in PARAM_OPTIONS:
-        argv = [option.flag, "0.5", "--data-dir", str(tmp_path)]  # a value each one takes
-        parsed = parse_args(argv, {})
-        assert getattr(parsed, option.dest) in ("0.5", 0.5), option
-        assert addon_options.VALUE_OPTIONS[option.addon_option] == option.flag
-
-
-@pytest.mark.parametrize(("speed_scale", "length_scale"), [(2.0, 0.5), (0.5, 2.0), (1.0, 1.0)])
-def test_the_addons_speed_is_voicevoxs_larger_is_faster(
-    speed_scale: float, length_scale: float, tmp_path: Path
-) -> None:
-    """speed_scale reads as VOICEVOX's speedScale; the server's --speed is HayaKoe's length
-    scale, its inverse, as the VOICEVOX-compatible API converts speedScale too."""
-    args = addon_options.options_to_args({"speed_scale": speed_scale})
-    parsed = parse_args([*args, "--data-dir", str(tmp_path)], {})
-    assert parsed.speed == length_scale
-
-
-def test_an_old_speed_is_still_honoured_and_the_log_says_what_to_set(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """A speed saved with 0.1.0 (a length scale) still reaches options.json (it stays in the
-    schema, optional) and keeps speaking at that speed while speed_scale is at its default."""
-    old = {"voice": "tiny", "speed_scale": 1.0, "speed": 1.25}
-    assert addon_options.options_to_args(old) == ["--voice", "tiny", "--speed", "1.25"]
-    assert "set speed_scale to 0.8 and clear speed" in caplog.text
-    caplog.clear()
-    # only the old option (speed_scale absent) is the same
-    assert addon_options.options_to_args({"speed": 1.25}) == ["--speed", "1.25"]
-    caplog.clear()
-    # the old default says nothing
-    assert addon_options.options_to_args({"speed_scale": 1.0, "speed": 1.0}) == ["--speed", "1.0"]
-    assert caplog.text == ""
-
-
-def test_a_set_speed_scale_wins_over_an_old_speed(caplog: pytest.LogCaptureFixture) -> None:
-    args = addon_options.options_to_args({"speed_scale": 2.0, "speed": 1.25})
-    assert args == ["--speed", "0.5"]
-    assert "Option speed (1.25) is ignored: speed_scale (2.0) is set" in caplog.text
-
-
-def test_the_old_speed_is_optional_in_the_schema_and_has_no_default() -> None:
-    config = load_yaml(ADDON_DIR / "config.yaml")
-    assert config["schema"][addon_options.OLD_SPEED_OPTION] == "float(0.5,2.0)?"
-    assert addon_options.OLD_SPEED_OPTION not in config["options"]
-    assert config["options"][addon_options.SPEED_OPTION] == 1.0
 
 
 def test_the_start_up_module_imports_nothing_heavy() -> None:

@@ -25,6 +25,7 @@ import yaml
 
 from tools.benchmark.memory_cgroup import MemoryCgroup
 from tools.server_process import REPO_ROOT, TINY_VOICE_ROOT, free_port, server_env
+from wyoming_hayakoe.addon import discovery
 from wyoming_hayakoe.commands.health_check import check as describe_check
 
 TOKEN = "test-token-1234"
@@ -94,10 +95,13 @@ def start_addon(
     prefix: tuple[str, ...] = (),
     extra_options: dict[str, Any] | None = None,
     api_port: int | None = None,
+    share: Path = TINY_VOICE_ROOT,
+    passthrough: tuple[str, ...] = ("--local-files-only",),
 ) -> tuple[subprocess.Popen[bytes], Path]:
     """The start-up module with the tiny voice as the user's voice; returns it and its log.
     ``prefix``: a command it runs under (a memory cgroup's wrapper); ``extra_options``: more
-    of options.json; ``api_port``: where the VOICEVOX API listens if those open it."""
+    of options.json; ``api_port``: where the VOICEVOX API listens if those open it;
+    ``share``: the user's folder; ``passthrough``: the server's own arguments."""
     web_port = web_port or free_port()
     options = tmp_path / "options.json"
     written = {"voice": "tiny", "speed_scale": 1.0, "debug_logging": False}
@@ -107,10 +111,10 @@ def start_addon(
         process = subprocess.Popen(
             [*prefix, sys.executable, "-m", "wyoming_hayakoe.addon.supervisor",
              "--options", str(options),
-             "--data-dir", str(tmp_path / "data"), "--share-dir", str(TINY_VOICE_ROOT),
+             "--data-dir", str(tmp_path / "data"), "--share-dir", str(share),
              "--uri", f"tcp://127.0.0.1:{port}", "--http-uri", f"tcp://127.0.0.1:{web_port}",
              "--voicevox-uri", f"tcp://127.0.0.1:{api_port or free_port()}",
-             "--", "--local-files-only"],
+             "--", *passthrough],
             cwd=REPO_ROOT,
             env={**server_env(), **env},
             stdin=subprocess.DEVNULL,
@@ -170,6 +174,29 @@ def test_discovery_posts_the_uri_once_the_server_answers(tmp_path: Path, fake_su
     assert request["describe"] is None  # describe already answered when the POST came
     # downloads and compiled models go to the add-on's data folder, not the user's
     assert (tmp_path / "data").is_dir()
+
+
+def test_no_discovery_before_a_voice_is_installed(tmp_path: Path, fake_supervisor) -> None:
+    """A first start that cannot download anything yet: the server answers (the Watchdog's
+    check passes), but Home Assistant would refuse a server with no installed program, so it
+    is not told about it until a voice is there; the log says so."""
+    fake, url, port = fake_supervisor
+    share = tmp_path / "share"
+    share.mkdir()
+    env = {"SUPERVISOR_TOKEN": TOKEN, "SUPERVISOR_URL": url,
+           "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}  # fmt: skip
+    options = {"voice": "jvnv-F1-jp"}
+    process, log = start_addon(tmp_path, port, env, share=share, extra_options=options,
+                               passthrough=())  # fmt: skip
+    try:
+        wait_for(lambda: "once a voice is installed" in log.read_text(), process, log)
+        assert asyncio.run(describe_check(fake.server_uri, 10)) is None  # healthy
+        time.sleep(2 * discovery.INSTALL_INTERVAL)  # two more looks: still nothing installed
+        assert fake.requests == [] and process.poll() is None
+        assert "Cannot load the default voice jvnv-F1-jp" in log.read_text()
+    finally:
+        code = stop(process, log)
+    assert code == 0, log.read_text()
 
 
 @pytest.mark.parametrize("fake_supervisor", [500], indirect=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -27,7 +28,8 @@ def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert args.zeroconf is None
     assert args.samples_per_chunk == 1024
     assert args.max_text_length >= 5000  # a long LLM answer fits
-    assert args.speed is None  # None: the engine's default
+    assert args.speed_scale is None  # None: the engine's default
+    assert args.old_spellings == []
     assert not args.no_streaming
     assert not args.local_files_only
 
@@ -48,9 +50,9 @@ def test_data_dirs_repeat_and_download_dir_defaults_to_the_first(tmp_path: Path)
 
 
 def test_environment_arguments_come_before_the_command_line(tmp_path: Path) -> None:
-    env = {ENV_ARGS: f"--speed 1.25 --voice from-env --data-dir '{tmp_path}' --zeroconf"}
+    env = {ENV_ARGS: f"--speed-scale 1.25 --voice from-env --data-dir '{tmp_path}' --zeroconf"}
     args = parse_args(["--voice", "from-argv"], environ=env)
-    assert args.speed == 1.25
+    assert args.speed_scale == 1.25
     assert args.voice == "from-argv"  # the command line wins
     assert args.data_dir == [tmp_path]
     assert args.zeroconf == "hayakoe"
@@ -59,13 +61,20 @@ def test_environment_arguments_come_before_the_command_line(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("argv", "mentions"),
     [
-        (["--speed", "-1"], "--speed"),
-        (["--speed", "fast"], "--speed"),
-        (["--speed", "nan"], "--speed"),
-        (["--sdp-ratio", "1.5"], "--sdp-ratio"),
+        (["--speed-scale", "0"], "--speed-scale"),
+        (["--speed-scale", "fast"], "--speed-scale"),
+        (["--speed-scale", "nan"], "--speed-scale"),
+        (["--speed-scale", "5"], "between 0.25 and 4"),
+        (["--tempo-dynamics-scale", "2.5"], "--tempo-dynamics-scale"),
+        (["--intonation-scale", "-1"], "--intonation-scale"),
         (["--noise-scale", "-0.1"], "--noise-scale"),
-        (["--noise-w", "-2"], "--noise-w"),
-        (["--style-weight", "-1"], "--style-weight"),
+        (["--noise-scale-w", "3"], "--noise-scale-w"),
+        # old spellings: checked on the new scale, and never both
+        (["--speed", "-1"], "--speed"),
+        (["--speed", "0"], "--speed"),
+        (["--speed", "5"], "--speed-scale 0.2, outside 0.25 to 4"),
+        (["--style-weight", "11"], "--intonation-scale 2.11, outside 0 to 2"),
+        (["--speed", "1.1", "--speed-scale", "1"], "replaced by --speed-scale, also given"),
         (["--samples-per-chunk", "0"], "--samples-per-chunk"),
         (["--threads", "0"], "--threads"),
         (["--max-text-length", "-5"], "--max-text-length"),
@@ -157,10 +166,10 @@ def run_cli(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]
 
 
 def test_module_entry_point_reports_bad_value_without_traceback() -> None:
-    result = run_cli("--speed", "-1")
+    result = run_cli("--speed-scale", "-1")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
-    assert "--speed" in result.stderr
+    assert "--speed-scale" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -187,6 +196,17 @@ def test_nothing_installed_and_downloads_off_is_one_log_line_and_exit_1(tmp_path
     assert "no voice is installed" in errors[0] and "copy a voice there" in errors[0]
 
 
+def test_an_old_spelling_is_logged_with_what_to_write_instead(tmp_path: Path) -> None:
+    """--speed was a length scale (larger is slower): still read, and the log says so."""
+    result = run_cli(
+        "--uri", "tcp://127.0.0.1:0", "--data-dir", str(tmp_path), "--voice", "nope",
+        "--local-files-only", "--speed", "1.25",
+    )  # fmt: skip
+    warnings = [line for line in result.stderr.splitlines() if " WARNING:" in line]
+    assert any("--speed 1.25 is an old spelling" in line for line in warnings), result.stderr
+    assert any("write --speed-scale 0.8 instead" in line for line in warnings), result.stderr
+
+
 def test_a_taken_port_stops_the_start_with_what_to_do() -> None:
     """With a voice to serve, the port is what can still make a start impossible."""
     with socket.socket() as taken:
@@ -198,3 +218,5 @@ def test_a_taken_port_stops_the_start_with_what_to_do() -> None:
     errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
     assert len(errors) == 1, result.stderr
     assert f"Cannot listen on tcp://127.0.0.1:{port}" in errors[0] and "--uri" in errors[0]
+    # every line starts with the time it was logged (a first start takes minutes)
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ERROR:", errors[0]), errors[0]

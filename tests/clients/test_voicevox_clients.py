@@ -34,7 +34,9 @@ from tools.wyoming_requests import synthesize
 
 pytestmark = pytest.mark.slow
 
-QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+QUIET = (
+    "--tempo-dynamics-scale", "0", "--noise-scale", "0", "--noise-scale-w", "0", "--threads", "1",
+)  # fmt: skip
 TEXT = "こんにちは。今日は7:30に起きました！"
 
 

@@ -125,6 +125,9 @@ async def test_voices_page_lists_the_voice(site: Site) -> None:
     await card.wait_for()
     text = await card.inner_text()
     assert "44100 Hz" in text and "Neutral" in text and "インストール済み" in text
+    # the page's own words, none of the code's: the self-check, the licences
+    assert "公開モデルとの差はピークの" in text and "of the peak" not in text
+    assert "not verified" not in await site.page.inner_text("#voices")
     catalog_voice = site.page.locator('article[data-voice="jvnv-F1-jp"]')
     assert "未インストール" in await catalog_voice.inner_text()
     assert await catalog_voice.locator("button.download").count() == 1

@@ -19,7 +19,7 @@ async def test_edited_user_dictionary_changes_the_next_request(
     shutil.copytree(TINY_VOICE_ROOT / "onnx", data / "onnx")
     args = ("--data-dir", str(data), "--voice", "tiny", "--local-files-only")
     args += ("--cache-dir", str(tiny_model_cache))
-    args += ("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0")
+    args += ("--noise-scale", "0", "--noise-scale-w", "0", "--tempo-dynamics-scale", "0")
     with start_server(tmp_path, base_args=args) as server:
         async with server.client() as client:
             before = (await synthesize(client, TEXT)).pcm

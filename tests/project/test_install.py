@@ -1,6 +1,6 @@
-"""The install paths the README shows: ``script/setup --runtime`` in a fresh clone (the quick
-start's server, without the development extras), and the systemd unit for a standalone box
-(``systemd-analyze verify``)."""
+"""The install paths the README and docs/install.md show: ``script/setup --runtime`` in a fresh
+clone (the quick start's server, without the development extras), and the systemd unit for a
+standalone box (``systemd-analyze verify``)."""
 
 from __future__ import annotations
 
@@ -75,9 +75,9 @@ def test_systemd_verify_catches_a_missing_command(tmp_path: Path) -> None:
     assert "is not executable" in result.stderr
 
 
-@pytest.mark.parametrize("readme", ["README.md", "README.ja.md"])
-def test_the_readmes_show_the_unit_as_shipped(readme: str) -> None:
-    text = (REPO_ROOT / readme).read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", ["docs/install.md", "docs/ja/install.md"])
+def test_the_install_pages_show_the_unit_as_shipped(page: str) -> None:
+    text = (REPO_ROOT / page).read_text(encoding="utf-8")
     blocks = re.findall(r"```ini\n(.*?)```", text, flags=re.DOTALL)
     assert UNIT.read_text(encoding="utf-8") in blocks
 

@@ -28,6 +28,7 @@ from wyoming_hayakoe.service.availability import (
     Backoff,
     State,
 )
+from wyoming_hayakoe.service.next_steps import WITHOUT_INTERNET_URL
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR
 from wyoming_hayakoe.voices.store import VoiceStore
 
@@ -121,6 +122,54 @@ async def test_a_damaged_default_voice_is_not_retried_and_says_why(tmp_path: Pat
         assert (await service.resolve("tiny", None)).voice.name == "tiny"
     finally:
         await service.close()
+
+
+async def test_nothing_installed_and_no_hub_says_what_to_do(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A first start with no route to the hub: the warning says that nothing is installed,
+    that the server retries, and the ways to a speaking server without the hub."""
+    service = await started(tmp_path, CATALOG_VOICE)
+    with caplog.at_level(logging.WARNING, logger="wyoming_hayakoe.service.availability"):
+        bringing_up = asyncio.create_task(service.bring_up_default_voice())
+        try:
+            await retrying(service, BERT)
+        finally:
+            bringing_up.cancel()
+            await service.close()
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert f"Cannot load the default voice {CATALOG_VOICE}: cannot reach the server" in warning
+    assert f"nothing is installed under {tmp_path} yet" in warning
+    assert "serving" not in warning  # there is nothing to serve
+    assert "retrying in the background" in warning
+    for step in (f"copy the shared BERT model and a voice into {tmp_path}",
+                 "--local-files-only", "HF_ENDPOINT", WITHOUT_INTERNET_URL):  # fmt: skip
+        assert step in warning, step
+
+
+async def test_what_serves_meanwhile_is_named(no_default: TtsService) -> None:
+    assert (
+        await no_default.what_is_installed() == "serving the other installed voices meanwhile: tiny"
+    )
+
+
+def test_every_attempt_logs_its_outcome(caplog: pytest.LogCaptureFixture) -> None:
+    """The log never ends on a download begun: each failed attempt says so, in one line, and
+    the next steps come again at the warning's pace."""
+    backoff = Backoff(log_every_s=0.0)
+    with caplog.at_level(logging.INFO):
+        backoff.failed("the voice", OSError("refused"), "nothing is installed", "Do this")
+        quiet = Backoff()
+        for _ in range(3):
+            quiet.failed("the other voice", OSError("refused"))
+    messages = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert messages[0][0] == "WARNING" and "nothing is installed" in messages[0][1]
+    assert messages[0][1].endswith(". Do this")
+    assert [level for level, _ in messages[1:]] == ["WARNING", "INFO", "INFO"]
+    assert (
+        "Attempt 3 to load the other voice failed: refused; next attempt in 40 s"
+        in (messages[-1][1])
+    )
 
 
 def test_backoff_doubles_up_to_its_last_delay_and_logs_sparingly(

@@ -16,7 +16,9 @@ from tools.server_process import TINY_VOICE_DIR, ServerProcess, start_server
 from tools.wyoming_requests import synthesize
 
 SHORT_TEXT = "はい。"
-QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+QUIET = (
+    "--tempo-dynamics-scale", "0", "--noise-scale", "0", "--noise-scale-w", "0", "--threads", "1",
+)  # fmt: skip
 """Deterministic synthesis on one thread."""
 
 

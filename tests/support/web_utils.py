@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import shutil
 import zipfile
@@ -62,14 +63,17 @@ async def web_service(
     share: Path | None = None,
     params: SynthesisParams | None = None,
     max_waiting: int = 16,
+    default_voice: str = "tiny",
+    wait_for_voice: bool = True,
 ) -> AsyncIterator[WebFixture]:
     """A service with the tiny voice loaded (``cache`` keeps the compiled models between
     tests) and the web app on it. ``share`` is a user's folder before ``data`` (as the
-    add-on's /share/hayakoe); ``data`` is the download dir."""
+    add-on's /share/hayakoe); ``data`` is the download dir. ``wait_for_voice=False``: the
+    default voice is brought up in the background, as the server does (it may never come)."""
     dirs = [share, data] if share is not None else [data]
     store = VoiceStore(dirs, data, local_files_only=local_files_only, catalog=catalog or {})
     settings = ServiceSettings(
-        default_voice="tiny",
+        default_voice=default_voice,
         params=params or SynthesisParams(),
         max_text_length=MAX_TEXT,
         streaming=True,
@@ -79,12 +83,17 @@ async def web_service(
         max_waiting=max_waiting,
     )
     service = TtsService(store, settings)
-    await service.bring_up_default_voice()
+    await service.refresh_voices()
+    bringing_up = asyncio.ensure_future(service.bring_up_default_voice())
+    if wait_for_voice:
+        await bringing_up
     backend = WebBackend(service)
     app = create_app(backend, limits)
     try:
         yield WebFixture(data, service, backend, app)
     finally:
+        bringing_up.cancel()
+        await asyncio.gather(bringing_up, return_exceptions=True)
         await service.close()
         forget_user_words(settings.user_dictionary)
 

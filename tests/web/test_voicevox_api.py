@@ -35,6 +35,7 @@ from wyoming_hayakoe.inference.params import SynthesisParams
 model_cache = model_cache_fixture()
 QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 TEXT = "こんにちは。今日は7:30に起きました！"
+DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 
 @pytest.fixture
@@ -339,6 +340,9 @@ async def test_multi_synthesis_zips_one_wav_per_query(site: tuple[WebFixture, Te
         ("/synthesis", {"speaker": "{neutral}"}, "{query|mora=ー}", "must follow"),
         ("/synthesis", {"speaker": 7}, "{query}", "no style id 7"),
         ("/synthesis", {"speaker": "{neutral}"}, b"{oops", "JSON"),
+        # Nested deeper than Python's parser recurses: malformed too, not a server error.
+        ("/synthesis", {"speaker": "{neutral}"}, DEEP_JSON, "JSON"),
+        ("/import_user_dict", {}, DEEP_JSON, "JSON"),
         ("/mora_data", {"speaker": "{neutral}"}, [{"moras": [{"text": 1}], "accent": 1}], "string"),
     ],
 )

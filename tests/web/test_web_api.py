@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
+from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_utils import (
     MAX_TEXT,
     WebFixture,
+    api_site,
     api_site_fixture,
     error_of,
     model_cache_fixture,
 )
 
 from wyoming_hayakoe.cli.options import parse_args
+from wyoming_hayakoe.inference.params import SynthesisParams
+from wyoming_hayakoe.knobs import KNOBS
 from wyoming_hayakoe.web.app import create_app
+from wyoming_hayakoe.web.i18n import STRINGS
 
 model_cache = model_cache_fixture()
 
@@ -42,6 +48,30 @@ async def test_pages_in_the_browsers_language(site: tuple[WebFixture, TestClient
         assert attribute not in text
 
 
+async def test_the_try_pages_settings_are_the_knobs(tmp_path: Path, model_cache: Path) -> None:
+    """Each synthesis setting's input is the API's field, with the range every place shares,
+    the server's default as its hint (left empty, the server's default is what plays), and
+    the label the add-on's option has, in either language."""
+    params = SynthesisParams(length_scale=0.8, style_weight=5.5, sdp_ratio=0.0, noise_scale=0.3)
+    async with api_site(tmp_path, model_cache, params) as (_, client):
+        await _check_try_page(client, params)
+
+
+async def _check_try_page(client: TestClient, params: SynthesisParams) -> None:
+    for language in ("en", "ja"):
+        page = await (await client.get("/try", headers={"Accept-Language": language})).text()
+        for knob in KNOBS:
+            (label,) = re.findall(rf"<label><span>([^<]*) <small[^>]*>[^<]*</small></span>"
+                                  rf'<input[^>]*id="{knob.api_field}"[^>]*>', page)  # fmt: skip
+            (tag,) = re.findall(rf'<input[^>]*id="{knob.api_field}"[^>]*>', page)
+            attributes = dict(re.findall(r'(\w+)="([^"]*)"', tag))
+            assert float(attributes["min"]) == knob.low and float(attributes["max"]) == knob.high
+            default = knob.from_param(getattr(params, knob.param))
+            assert float(attributes["placeholder"]) == pytest.approx(default, rel=1e-3)
+            assert "value" not in attributes  # empty: the server's default
+            assert label == STRINGS[knob.name][language]
+
+
 async def test_pages_follow_the_ingress_path(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
     prefix = "/api/hassio_ingress/abcDEF123"
@@ -57,6 +87,8 @@ async def test_not_json_is_refused(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
     for path in ("/api/reading", "/api/dictionary/check"):
         assert "JSON" in await error_of(await client.post(path, data=b"{oops"), 400)
+        deep = b"[" * 100_000 + b"]" * 100_000  # deeper than Python's parser recurses
+        assert "JSON" in await error_of(await client.post(path, data=deep), 400)
         assert "object" in await error_of(await client.post(path, json=[1]), 400)
 
 

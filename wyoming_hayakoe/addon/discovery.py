@@ -1,6 +1,7 @@
-"""Supervisor discovery: once the server answers ``describe``, tell the Supervisor where to
-find it (``POST /discovery``, service ``wyoming``), so Home Assistant offers the Wyoming
-integration by itself.
+"""Supervisor discovery: once the server answers ``describe`` with a voice installed, tell the
+Supervisor where to find it (``POST /discovery``, service ``wyoming``), so Home Assistant
+offers the Wyoming integration by itself. Not before: Home Assistant refuses a server with no
+installed program ("no services"), and a first start downloads its voice for minutes.
 
 A refused or unreachable Supervisor is retried a few times, then logged; the server keeps
 serving either way. Outside Home Assistant (no ``SUPERVISOR_TOKEN``) nothing is sent.
@@ -17,6 +18,7 @@ import urllib.request
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from wyoming_hayakoe.commands.health_check import NOTHING_INSTALLED
 from wyoming_hayakoe.commands.health_check import check as describe_check
 
 _LOGGER = logging.getLogger(__name__)
@@ -26,6 +28,7 @@ DEFAULT_SUPERVISOR_URL = "http://supervisor"
 TOKEN_ENV = "SUPERVISOR_TOKEN"
 
 DESCRIBE_INTERVAL = 0.5  # seconds between describe attempts while the server starts
+INSTALL_INTERVAL = 5.0  # seconds between them while it answers with no voice installed yet
 RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each further discovery attempt
 HTTP_TIMEOUT = 10.0
 
@@ -74,10 +77,21 @@ def post_discovery(supervisor_url: str, token: str, uri: str) -> str:
 
 
 async def wait_until_serving(uri: str) -> None:
-    """Return once the server answers ``describe`` (the first start may download for long)."""
-    while (problem := await describe_check(uri, HTTP_TIMEOUT)) is not None:
-        _LOGGER.debug("Waiting for the server: %s", problem)
-        await asyncio.sleep(DESCRIBE_INTERVAL)
+    """Return once the server answers ``describe`` with a voice installed (the first start
+    may download for long)."""
+    said = False
+    while (problem := await describe_check(uri, HTTP_TIMEOUT, installed=True)) is not None:
+        if problem != NOTHING_INSTALLED:
+            _LOGGER.debug("Waiting for the server: %s", problem)
+            await asyncio.sleep(DESCRIBE_INTERVAL)
+            continue
+        if not said:
+            _LOGGER.info(
+                "Home Assistant is told about the server once a voice is installed: the "
+                "first start downloads it (the log shows how far)"
+            )
+            said = True
+        await asyncio.sleep(INSTALL_INTERVAL)
 
 
 async def announce(listen_uri: str, environ: Mapping[str, str]) -> bool:

@@ -1,9 +1,10 @@
 """The add-on's options: ``/data/options.json`` turned into the server's arguments and
 environment.
 
-Each option becomes a server flag (the synthesis options' names come from ``cli/options.py``);
-the 0.1.0 ``speed`` (a length scale) is still honoured while ``speed_scale`` is at its default,
-with a warning saying what to set instead; ``hub_endpoint`` reaches the server as
+Each option becomes a server flag (the synthesis settings are ``knobs.py``'s, the same name
+and scale as the server's flag); an option of an older release (``speed``, a length scale;
+``style_weight``; ``sdp_ratio``) is still honoured, converted, while its replacement is at its
+default, with a warning saying what to set instead; ``hub_endpoint`` reaches the server as
 ``HF_ENDPOINT``.
 """
 
@@ -17,24 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from wyoming_hayakoe.addon.voicevox import VOICEVOX_OPTIONS, VOICEVOX_URI, voicevox_args
-from wyoming_hayakoe.cli.options import INGRESS_PROXY, PARAM_OPTIONS
+from wyoming_hayakoe.cli.options import INGRESS_PROXY
+from wyoming_hayakoe.knobs import KNOBS, OLD_SPELLINGS, OldSpelling
 
 _LOGGER = logging.getLogger(__name__)
 
 # Add-on options whose value is handed to the server as it is.
 VALUE_OPTIONS = {
     "voice": "--voice",
-    **{option.addon_option: option.flag for option in PARAM_OPTIONS},
+    "style": "--style",
+    **{knob.name: knob.flag for knob in KNOBS},
     "samples_per_chunk": "--samples-per-chunk",
 }
-# Add-on options that are 1 / the server's value (speed_scale: larger is faster, as VOICEVOX's
-# speedScale; the server's --speed is HayaKoe's length scale).
-RECIPROCAL_OPTIONS = frozenset(o.addon_option for o in PARAM_OPTIONS if o.addon_reciprocal)
-SPEED_OPTION = "speed_scale"
-OLD_SPEED_OPTION = "speed"
-"""In 0.1.0 the add-on's speed was the length scale itself (larger is slower). It stays in
-the schema, optional, so that the Supervisor keeps a value saved then instead of dropping it:
-it is still used while ``speed_scale`` is at its default."""
+OLD_OPTIONS = {old.addon_option: old for old in OLD_SPELLINGS if old.addon_option is not None}
+"""The knobs' options of older releases, by name. They stay in the schema, optional, so that
+the Supervisor keeps a value saved then instead of dropping it."""
 THREADS_OPTION = "threads"  # 0 or absent: the server picks (the cores it may use)
 DECODER_OPTION = "decoder"  # auto, fast or reference: the server's --decoder
 DEBUG_OPTION = "debug_logging"
@@ -43,7 +41,7 @@ HUB_ENDPOINT_OPTION = "hub_endpoint"  # a mirror of the voice repository (HF_END
 OPTION_NAMES = frozenset(
     {
         *VALUE_OPTIONS,
-        OLD_SPEED_OPTION,
+        *OLD_OPTIONS,
         THREADS_OPTION,
         DECODER_OPTION,
         DEBUG_OPTION,
@@ -60,11 +58,11 @@ def options_to_args(options: Mapping[str, Any]) -> list[str]:
     args: list[str] = []
     for name, flag in VALUE_OPTIONS.items():
         value = options.get(name)
-        if name == SPEED_OPTION and _given(options.get(OLD_SPEED_OPTION)):
-            args += _speed_args(value, options[OLD_SPEED_OPTION])
-        elif value is not None and _given(value):
-            given = 1 / float(value) if name in RECIPROCAL_OPTIONS else value
-            args += [flag, str(given).strip()]
+        for old_name, old in OLD_OPTIONS.items():
+            if old.knob.name == name and _given(options.get(old_name)):
+                value = _with_old_option(old_name, old, value, float(options[old_name]))
+        if _given(value):
+            args += [flag, str(value).strip()]
     threads = options.get(THREADS_OPTION)
     if threads:
         args += ["--threads", str(int(threads))]
@@ -90,28 +88,28 @@ def _given(value: Any) -> bool:
     return value is not None and bool(str(value).strip())
 
 
-def _speed_args(speed_scale: Any, old_speed: Any) -> list[str]:
-    """``--speed`` when options.json still holds the old ``speed`` (a length scale): used as
-    it is while ``speed_scale`` is at its default 1.0, else ignored; either way the log says
-    what to set instead."""
-    old = float(old_speed)
-    as_scale = f"{1 / old:.3g}"
-    if not _given(speed_scale) or float(speed_scale) == 1.0:
-        if old != 1.0:
-            _LOGGER.warning(
-                "Option %s (%s, a length scale: larger is slower) is replaced by %s (larger "
-                "is faster, as VOICEVOX's speedScale): speaking at %s %s, which is %s %s; set "
-                "%s to %s and clear %s in the add-on's configuration",
-                OLD_SPEED_OPTION, old, SPEED_OPTION, OLD_SPEED_OPTION, old, SPEED_OPTION,
-                as_scale, SPEED_OPTION, as_scale, OLD_SPEED_OPTION,
-            )  # fmt: skip
-        return ["--speed", str(old)]
+def _with_old_option(name: str, old: OldSpelling, value: Any, old_value: float) -> Any:
+    """The knob's value when options.json still holds its old option: the old one, converted,
+    while the knob is at its default (absent or unchanged); else the knob's own. Either way,
+    unless the old option is at its own default, the log says what to set instead."""
+    knob = old.knob
+    if old_value == old.default:
+        return value
+    converted = old.to_knob(old_value)
+    if not _given(value) or float(value) == knob.default:
+        _LOGGER.warning(
+            "Option %s (%s, %s) is replaced by %s: speaking with %s %.3g; set %s to %.3g and "
+            "clear %s in the app's configuration",
+            name, old_value, old.meaning, knob.name, knob.name, converted, knob.name, converted,
+            name,
+        )  # fmt: skip
+        return f"{converted:.6g}"
     _LOGGER.warning(
-        "Option %s (%s) is ignored: %s (%s) is set and replaces it; clear %s in the add-on's "
+        "Option %s (%s) is ignored: %s (%s) is set and replaces it; clear %s in the app's "
         "configuration",
-        OLD_SPEED_OPTION, old, SPEED_OPTION, speed_scale, OLD_SPEED_OPTION,
+        name, old_value, knob.name, value, name,
     )  # fmt: skip
-    return ["--speed", str(1 / float(speed_scale))]
+    return value
 
 
 def server_args(

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from wyoming_hayakoe import DOCS_URL
 from wyoming_hayakoe.addon.discovery import announce, discovery_uri
 from wyoming_hayakoe.addon.options import (
     DEBUG_OPTION,
@@ -35,12 +36,13 @@ from wyoming_hayakoe.addon.options import (
     share_folder,
 )
 from wyoming_hayakoe.addon.voicevox import VOICEVOX_URI
-from wyoming_hayakoe.cli.options import DEFAULT_URI
+from wyoming_hayakoe.cli.options import DEFAULT_URI, LOG_FORMAT
 from wyoming_hayakoe.memory import memory_seen, oom_kills
 
 ADDON_LOGGER = "wyoming_hayakoe.addon"
 # Named, not __name__: run as ``python -m`` this module is __main__.
 _LOGGER = logging.getLogger(f"{ADDON_LOGGER}.supervisor")
+MEMORY_DOCS_URL = f"{DOCS_URL}/first-start.md#memory"
 
 OPTIONS_PATH = Path("/data/options.json")
 DATA_DIR = Path("/data")
@@ -107,11 +109,11 @@ def _report_kill(kills_before: int | None) -> None:
         return
     seen = memory_seen()
     _LOGGER.error(
-        "The server was ended by the kernel's out-of-memory killer (%s): the add-on has less "
-        "memory than the server needs for its voice. Free memory for it (stop other add-ons, "
-        "load one voice only) or use a board with more memory; see the add-on's documentation, "
-        "Memory",
+        "The server was ended by the kernel's out-of-memory killer (%s): the app has less "
+        "memory than the server needs for its voice. Free memory for it (stop other apps, "
+        "load one voice only) or use a board with more memory; see %s",
         seen.describe(),
+        MEMORY_DOCS_URL,
     )
 
 
@@ -146,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = argv.index("--") if "--" in argv else len(argv)
     args = build_parser().parse_args(argv[:split])
     passthrough = argv[split + 1 :]
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s:%(name)s:%(message)s")
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)  # the server's, with the time
     try:
         options = load_options(args.options)
         share = share_folder(args.share_dir)

@@ -8,26 +8,28 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import shlex
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 from urllib.parse import urlparse
 
 from .. import __version__
+from ..knobs import KNOBS, OLD_SPELLINGS, OldSpelling
 from ..voices.hub import hub_offline
 from .http_options import add_http_access_options, check_http_access
 from .values import (
+    finite_float,
     http_uri,
     network,
     non_negative_float,
     positive_float,
     positive_int,
-    ratio,
     uri,
+    within,
 )
 
 ENV_ARGS = "WYOMING_HAYAKOE_ARGS"
@@ -47,70 +49,9 @@ DEFAULT_CLIENT_TIMEOUT = 30.0
 # Syntheses in progress at once: twice the eight satellites the benchmark has ask at once;
 # each takes about a second of work on a 2-core PC, so the last would wait some 16 s.
 DEFAULT_MAX_WAITING = 16
-
-
-@dataclass(frozen=True)
-class ParamOption:
-    """An option that sets a default of every request: one field of the engine's
-    SynthesisParams (not given: the engine's default)."""
-
-    flag: str
-    field: str
-    """The SynthesisParams field it sets."""
-    addon_option: str
-    """Its name among the add-on's options (addon/config.yaml), handed on by addon/options.py."""
-    help: str
-    type: Callable[[str], Any] = str
-    addon_reciprocal: bool = False
-    """The add-on's option is 1 / the flag's value (its speed reads as VOICEVOX's speedScale,
-    larger is faster, while ``--speed`` stays HayaKoe's length scale)."""
-
-    @property
-    def dest(self) -> str:
-        """Where the parsed arguments keep its value."""
-        return self.flag.removeprefix("--").replace("-", "_")
-
-
-PARAM_OPTIONS = (
-    ParamOption("--style", "style", "style", "default style (default: the voice's Neutral style)"),
-    ParamOption(
-        "--speed",
-        "length_scale",
-        "speed_scale",
-        "speech length scale, HayaKoe's length_scale: above 1 is slower, below 1 faster "
-        "(default: 1.0; VOICEVOX's speedScale is its inverse)",
-        positive_float,
-        addon_reciprocal=True,
-    ),
-    ParamOption(
-        "--sdp-ratio",
-        "sdp_ratio",
-        "sdp_ratio",
-        "stochastic duration predictor ratio, 0 to 1 (default: 0.2)",
-        ratio,
-    ),
-    ParamOption(
-        "--noise-scale",
-        "noise_scale",
-        "noise_scale",
-        "voice variation noise (default: 0.6)",
-        non_negative_float,
-    ),
-    ParamOption(
-        "--noise-w",
-        "noise_scale_w",
-        "noise_scale_w",
-        "phoneme length noise (default: 0.8)",
-        non_negative_float,
-    ),
-    ParamOption(
-        "--style-weight",
-        "style_weight",
-        "style_weight",
-        "strength of the style (default: 1.0)",
-        non_negative_float,
-    ),
-)
+LOG_FORMAT = "%(asctime)s " + logging.BASIC_FORMAT
+"""wyoming-piper's format (``LEVEL:logger:message``) after the time: a first start downloads and
+compiles for minutes, and the log tells how long each step took."""
 
 
 class OneLineArgumentParser(argparse.ArgumentParser):
@@ -184,8 +125,17 @@ def build_parser() -> OneLineArgumentParser:
         metavar="NAME",
         help=f"announce the server over zeroconf/mDNS as NAME (default: {DEFAULT_ZEROCONF_NAME})",
     )
-    for option in PARAM_OPTIONS:
-        add(option.flag, type=option.type, help=option.help)
+    add("--style", help="default style (default: the voice's Neutral style)")
+    for knob in KNOBS:
+        add(
+            knob.flag,
+            type=within(knob.low, knob.high),
+            help=f"{knob.meaning} ({knob.low:g} to {knob.high:g}, default: {knob.default:g}; "
+            f"the VOICEVOX API's {knob.api_field}, the Home Assistant app's {knob.name})",
+        )
+    for old in OLD_SPELLINGS:
+        if old.flag:  # still read, converted, and the log says what to write instead
+            add(old.flag, type=finite_float, dest=_old_dest(old), help=argparse.SUPPRESS)
     add(
         "--samples-per-chunk",
         type=positive_int,
@@ -258,7 +208,11 @@ def build_parser() -> OneLineArgumentParser:
         f"(default: {DEFAULT_CLIENT_TIMEOUT:g})",
     )
     add("--debug", action="store_true", help="log debug messages")
-    add("--log-format", default=logging.BASIC_FORMAT, help="format of log messages")
+    add(
+        "--log-format",
+        default=LOG_FORMAT,
+        help=f"format of log messages (default: {LOG_FORMAT.replace('%', '%%')})",
+    )
     add("--version", action="version", version=__version__, help="print the version and exit")
     return parser
 
@@ -276,9 +230,43 @@ def parse_args(
         parser.error(f"cannot split ${ENV_ARGS}: {err}")
     args = parser.parse_args(extra + args_list)
     args.local_files_only = args.local_files_only or hub_offline(env)
+    args.old_spellings = _read_old_spellings(parser, args)
     _check_dirs(parser, args)
     _check_combinations(parser, args)
     return args
+
+
+def _old_dest(old: OldSpelling) -> str:
+    return "old_" + (old.flag or "").removeprefix("--").replace("-", "_")
+
+
+def _read_old_spellings(parser: OneLineArgumentParser, args: argparse.Namespace) -> list[str]:
+    """Each old flag given, as its knob's value; returns what the log should say of each."""
+    notes = []
+    for old in OLD_SPELLINGS:
+        value = getattr(args, _old_dest(old), None) if old.flag else None
+        if value is None:
+            continue
+        knob = old.knob
+        if getattr(args, knob.dest) is not None:
+            parser.error(
+                f"argument {old.flag}: replaced by {knob.flag}, also given: drop {old.flag}"
+            )
+        try:
+            converted = old.to_knob(value)
+        except ZeroDivisionError:
+            converted = math.inf
+        if not knob.within(converted):
+            parser.error(
+                f"argument {old.flag}: {value:g} ({old.meaning}) is {knob.flag} {converted:.3g}, "
+                f"outside {knob.low:g} to {knob.high:g}"
+            )
+        setattr(args, knob.dest, converted)
+        notes.append(
+            f"{old.flag} {value:g} is an old spelling ({old.meaning}), read as {knob.flag} "
+            f"{converted:.3g}: write {knob.flag} {converted:.3g} instead"
+        )
+    return notes
 
 
 def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:

@@ -6,31 +6,37 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import math
+from collections.abc import Callable
 from urllib.parse import urlparse
 
 
 def positive_float(text: str) -> float:
-    value = _float(text)
+    value = finite_float(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
     return value
 
 
 def non_negative_float(text: str) -> float:
-    value = _float(text)
+    value = finite_float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
     return value
 
 
-def ratio(text: str) -> float:
-    value = _float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
+def within(low: float, high: float) -> Callable[[str], float]:
+    """A number from ``low`` to ``high``, both included."""
+
+    def value_within(text: str) -> float:
+        value = finite_float(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low:g} and {high:g}, got {text}")
+        return value
+
+    return value_within
 
 
-def _float(text: str) -> float:
+def finite_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:

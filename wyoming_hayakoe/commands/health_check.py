@@ -1,7 +1,9 @@
 """Health check: ``python -m wyoming_hayakoe.commands.health_check [--uri URI] [--timeout SEC]``.
 
 Sends ``describe`` and waits for an ``info`` event that lists a TTS program. Exit status 0 if
-it came in time, 1 otherwise (with the reason on stderr); meant for Docker's HEALTHCHECK.
+it came in time, 1 otherwise (with the reason on stderr); meant for Docker's HEALTHCHECK. A
+server still downloading its first voice is healthy: it answers, and its program is listed as
+not installed yet.
 """
 
 from __future__ import annotations
@@ -16,23 +18,25 @@ from wyoming.info import Describe, Info
 
 DEFAULT_URI = "tcp://127.0.0.1:10200"
 DEFAULT_TIMEOUT = 5.0
+NOTHING_INSTALLED = "the server has no voice installed yet"
 
 
-async def check(uri: str, timeout: float) -> str | None:
-    """None if the server answered ``describe`` with TTS info, else what went wrong."""
+async def check(uri: str, timeout: float, installed: bool = False) -> str | None:
+    """None if the server answered ``describe`` with TTS info (``installed``: of a program
+    with a voice installed), else what went wrong."""
     try:
         client = AsyncClient.from_uri(uri)
     except ValueError as err:
         return str(err)
     try:
-        return await asyncio.wait_for(_describe(client), timeout)
+        return await asyncio.wait_for(_describe(client, installed), timeout)
     except (asyncio.TimeoutError, TimeoutError):
         return f"no answer from {uri} within {timeout:g} s"
     except OSError as err:
         return f"cannot reach {uri}: {err.strerror or err}"
 
 
-async def _describe(client: AsyncClient) -> str | None:
+async def _describe(client: AsyncClient, installed: bool) -> str | None:
     async with client:
         await client.write_event(Describe().event())
         while True:
@@ -41,7 +45,11 @@ async def _describe(client: AsyncClient) -> str | None:
                 return "the server closed the connection without answering"
             if Info.is_type(event.type):
                 info = Info.from_event(event)
-                return None if info.tts else "the server reports no TTS program"
+                if not info.tts:
+                    return "the server reports no TTS program"
+                if installed and not any(program.installed for program in info.tts):
+                    return NOTHING_INSTALLED
+                return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,8 @@ class SynthesisParams:
     style_weight: float = 1.0
     """How far from the mean style (0 = neutral, 1 = the style as trained)."""
     length_scale: float = 1.0
-    """SBV2's ``length_scale``: above 1 speaks slower, below 1 faster (the ``--speed`` option)."""
+    """SBV2's ``length_scale``: above 1 speaks slower, below 1 faster (``--speed-scale`` is its
+    inverse: knobs.py)."""
     sdp_ratio: float = 0.2
     """Share of the stochastic duration predictor (more varied rhythm)."""
     noise_scale: float = 0.6

@@ -150,8 +150,8 @@ async def _run_until_stopped(
                                   what_to_do)  # fmt: skip
                     return 1
                 _LOGGER.error(
-                    "Cannot load the default voice %s: %s; serving the other voices "
-                    "(a request for it tries again)", voice, shown
+                    "Cannot load the default voice %s: %s; %s (a request for it tries again)",
+                    voice, shown, await service.what_is_installed(),
                 )  # fmt: skip
             else:
                 _LOGGER.info("Ready")

@@ -20,7 +20,11 @@ LANGUAGES = ["ja"]
 
 
 def build_info(entries: Iterable[VoiceEntry], streaming: bool) -> Info:
+    """The program is installed when a voice is: Home Assistant sets up only an installed
+    program and lists only installed voices, and a first start that is still downloading has
+    neither to offer yet (the add-on tells Home Assistant about it once it has one)."""
     voices: list[TtsVoice] = []
+    entries = list(entries)
     for entry in entries:
         description = entry.description
         if entry.license:
@@ -53,7 +57,7 @@ def build_info(entries: Iterable[VoiceEntry], streaming: bool) -> Info:
         name=PROGRAM_NAME,
         description=PROGRAM_DESCRIPTION,
         attribution=Attribution(*HAYAKOE_CREDIT),
-        installed=True,
+        installed=any(entry.installed for entry in entries),
         version=__version__,
         voices=voices,
         supports_synthesize_streaming=streaming,

@@ -19,6 +19,7 @@ from ..voices.catalog import is_valid_voice_name
 from ..voices.listing import HAYAKOE_CREDIT, VoiceEntry
 from ..voices.sources import VoiceSource
 from . import dictionary
+from .availability import BERT
 from .dictionary import DictionaryEditError, validate
 from .service import TtsService
 from .settings import ServiceSettings
@@ -28,6 +29,7 @@ from .voice_names import styled_voice_name
 from .voice_uploads import UploadError, UploadLimits, check_file_name
 
 __all__ = [
+    "BERT",
     "HAYAKOE_CREDIT",
     "LONGEST_MORA",
     "LONG_VOWEL_MARK",

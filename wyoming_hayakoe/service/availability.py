@@ -120,24 +120,37 @@ class Backoff:
     _next_s: float = 0.0
     _logged_at: float | None = None
 
-    def failed(self, what: str, err: BaseException) -> float:
-        """Record a failure (logging it at a sane rate); returns the seconds to wait."""
+    def failed(
+        self, what: str, err: BaseException, installed: str = "", next_steps: str | None = None
+    ) -> float:
+        """Record a failure and log its outcome; returns the seconds to wait. The first one
+        says what is installed (``installed``) and what the user can do (``next_steps``), and
+        so does a failure that repeats, at most every ``log_every_s``; every attempt between
+        says in one line that it failed too, so that the log never ends on the download it
+        began."""
         self.failures += 1
         delay = self._next_s = min(self._next_s * 2, self.last_s) if self._next_s else self.first_s
         now = time.monotonic()
+        meanwhile = f"; {installed}" if installed else ""
+        steps = f". {next_steps}" if next_steps else ""
         if self._logged_at is None:
             _LOGGER.warning(
-                "Cannot load %s: %s; serving the other voices, retrying in the background "
-                "(first in %.0f s, then less often, up to every %.0f min)",
-                what, err, delay, self.last_s / 60,
+                "Cannot load %s: %s%s; retrying in the background (first in %.0f s, then less "
+                "often, up to every %.0f min)%s",
+                what, err, meanwhile, delay, self.last_s / 60, steps,
             )  # fmt: skip
             self._logged_at = now
         elif now - self._logged_at >= self.log_every_s:
             _LOGGER.warning(
-                "Still cannot load %s after %d attempts: %s; next attempt in %.0f s",
-                what, self.failures, err, delay,
+                "Still cannot load %s after %d attempts: %s%s; next attempt in %.0f s%s",
+                what, self.failures, err, meanwhile, delay, steps,
             )  # fmt: skip
             self._logged_at = now
+        else:
+            _LOGGER.info(
+                "Attempt %d to load %s failed: %s; next attempt in %.0f s",
+                self.failures, what, err, delay,
+            )  # fmt: skip
         return delay
 
     def recovered(self, what: str) -> None:

@@ -124,6 +124,10 @@ class TtsService:
         """What to do when no voice can be served without help (None: something can)."""
         return self._loader.nothing_to_serve()
 
+    async def what_is_installed(self) -> str:
+        """What is on disk besides the default voice, and so what serves meanwhile."""
+        return await self._workers.load(self._loader.what_is_installed)
+
     def availability(self) -> dict[str, Availability]:
         """The state of every voice asked for so far, and of the BERT (under ``BERT``)."""
         return self._loader.availability()

@@ -18,7 +18,7 @@ import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ..engine import DecoderChoice, Engine, SelfCheckResult, SynthesisParams, Voice
+from ..engine import DecoderChoice, Engine, SynthesisParams, Voice
 from ..errors import UnknownVoiceError
 from ..voices.sources import VoiceSource
 from ..voices.store import VoiceStore
@@ -31,6 +31,7 @@ from .availability import (
     retried_in_background,
 )
 from .memory_check import check_memory_for, model_files
+from .next_steps import what_is_installed, without_the_repository
 from .settings import ServiceSettings
 from .shared_engine import SharedEngine
 from .syntheses import Syntheses
@@ -44,8 +45,9 @@ _LOGGER = logging.getLogger(__name__)
 class VoiceStatus:
     """What a loaded voice showed on this machine."""
 
-    self_check: str | None
-    """The self-check of its compiled models, in one line (None: served as published)."""
+    self_check_difference: float | None
+    """The self-check of its compiled models: the largest difference from the published
+    model, as a share of the peak (None: served as published; the log names a failed step)."""
     self_check_passed: bool | None
     decode_speed: float | None
     """Seconds of audio decoded per second, as the schedule assumes it (None: not yet)."""
@@ -107,7 +109,9 @@ class VoiceLoader:
             except Exception as err:
                 if not retried_in_background(err) or self.nothing_to_serve() is not None:
                     raise
-                delay = backoff.failed(what, err)
+                installed = await self._workers.load(self.what_is_installed)
+                steps = without_the_repository(err, self._store.download_dir)
+                delay = backoff.failed(what, err, installed, steps)
                 retry_at = time.time() + delay
                 # What failed waits for the next attempt: the BERT, or else the voice.
                 bert = self._availability.get(BERT)
@@ -167,6 +171,15 @@ class VoiceLoader:
         return (
             f"no voice is installed under {dirs} and downloads are off (--local-files-only "
             "or HF_HUB_OFFLINE): copy a voice there, or start once with downloads on"
+        )
+
+    def what_is_installed(self) -> str:
+        """What is on disk besides the default voice, so what serves meanwhile (blocking: it
+        looks for the BERT)."""
+        installed = self._names.listing.installed
+        bert = self._store.bert_root() is not None
+        return what_is_installed(
+            installed, self._settings.default_voice, bert, self._store.data_dirs
         )
 
     def availability(self) -> dict[str, Availability]:
@@ -251,7 +264,7 @@ class VoiceLoader:
         engine = self._engine.ready
         return {
             name: VoiceStatus(
-                _self_check_summary(voice.self_check) if voice.self_check else None,
+                voice.self_check.max_difference if voice.self_check else None,
                 voice.self_check.passed if voice.self_check else None,
                 engine.decode_speed(voice) if engine is not None else None,
                 voice.decoder_choice,
@@ -264,10 +277,3 @@ def _text_and_voice(engine: Engine, source: VoiceSource) -> Voice:
     """One loading thread's share of a first load: the text front-end, then the voice."""
     engine.open_text()
     return engine.load_voice(source)
-
-
-def _self_check_summary(result: SelfCheckResult) -> str:
-    """The self-check in a few words: the largest difference and, if any, the step at fault."""
-    failed = result.failed_step
-    where = f" at {failed.step}" if failed is not None else ""
-    return f"{result.max_difference:.1e} of the peak{where}"

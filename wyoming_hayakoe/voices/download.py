@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import DownloadError
+from ..errors import DownloadError, HubError
 from ..progress import DOWNLOAD, Work, current_board, format_duration
 from .hub import CheckedRedirects
 from .remote_file import (
@@ -210,7 +210,7 @@ def download_file(
     if meta is None:
         if missing_ok:
             return False
-        raise DownloadError(f"voice file not found on server: {url}")
+        raise HubError(f"voice file not found on server: {url}")
     if commit is not None and meta.commit is not None and meta.commit != commit:
         raise DownloadError(
             f"the server serves {url} from commit {meta.commit}, not {commit}: the repository "
@@ -254,7 +254,7 @@ def _fetch(
                 label, have, err, attempt + 1, options.retries + 1,
             )  # fmt: skip
     have = part.stat().st_size if part.exists() else 0
-    raise DownloadError(
+    raise HubError(
         f"download of {part.name.removesuffix('.part')} from {url} failed after {have} bytes: "
         f"{last_error}; run again to resume"
     ) from last_error

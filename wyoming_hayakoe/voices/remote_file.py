@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from ..errors import DownloadError
+from ..errors import DownloadError, HubError
 from .hub import OFFLINE_ENV, NoRedirects, check_redirect, check_url, hub_offline
 
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -46,12 +46,12 @@ def request_headers(options: DownloadOptions) -> dict[str, str]:
     return {"User-Agent": options.user_agent, "Accept-Encoding": "identity"}
 
 
-def http_error(err: urllib.error.HTTPError, url: str) -> DownloadError:
+def http_error(err: urllib.error.HTTPError, url: str) -> HubError:
     if err.code == 404:
-        return DownloadError(f"voice file not found on server: {url}")
+        return HubError(f"voice file not found on server: {url}")
     if 500 <= err.code < 600:
-        return DownloadError(f"server error HTTP {err.code} ({err.reason}) for {url}; retry later")
-    return DownloadError(f"server answered HTTP {err.code} ({err.reason}) for {url}")
+        return HubError(f"server error HTTP {err.code} ({err.reason}) for {url}; retry later")
+    return HubError(f"server answered HTTP {err.code} ({err.reason}) for {url}")
 
 
 def _parse_meta(url: str, headers: Any) -> RemoteFile:
@@ -90,5 +90,5 @@ def fetch_remote_info(url: str, options: DownloadOptions) -> RemoteFile | None:
             check_redirect(current, urljoin(current, location), options.allow_insecure_http)
             current = urljoin(current, location)
         except (OSError, http.client.HTTPException) as err:
-            raise DownloadError(f"cannot reach the server for {url}: {err}") from err
+            raise HubError(f"cannot reach the server for {url}: {err}") from err
     raise DownloadError(f"too many redirects while looking up {url}")

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DownloadError
+from ..errors import DownloadError, HubError
 from ..progress import DOWNLOAD, Work, current_board
 from .catalog import CatalogFile
 from .download import download_file
@@ -51,7 +51,7 @@ class RepoDownloader:
                     continue
                 remote = " or ".join(_remote(prefix, n) for n in item.names)
                 if not item.optional:
-                    raise DownloadError(f"voice file not found on server: {remote}")
+                    raise HubError(f"voice file not found on server: {remote}")
                 _LOGGER.info("Optional file %s is not on the server; going on without it", remote)
 
     def _resolve_commit(self, endpoint: str, prefix: str, item: CatalogFile) -> str | None:

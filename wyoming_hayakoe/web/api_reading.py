@@ -19,7 +19,7 @@ class BadRequest(ValueError):
 async def json_body(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the parser recurses: malformed
         raise BadRequest("the request body is not JSON") from None
     if not isinstance(body, dict):
         raise BadRequest("the request body must be a JSON object")

@@ -16,6 +16,8 @@ from importlib import resources
 
 from aiohttp import web
 
+from ..knobs import KNOBS
+from .api_voices import BACKEND
 from .i18n import choose_language, strings
 
 PAGES = {"voices": "", "try": "try", "reading": "reading", "dictionary": "dictionary"}
@@ -41,10 +43,22 @@ def ingress_base(request: web.Request) -> str:
     return f'<base href="{html.escape(prefix.rstrip("/") + "/")}">'
 
 
+def knob_values(request: web.Request) -> dict[str, str]:
+    """Each synthesis setting's range and the server's default, on the scale the page, the
+    API, the add-on and the command line share (an empty field sends none: the default)."""
+    params = request.app[BACKEND].service.settings.params
+    values = {}
+    for knob in KNOBS:
+        values[f"{knob.name}_min"] = f"{knob.low:g}"
+        values[f"{knob.name}_max"] = f"{knob.high:g}"
+        values[f"{knob.name}_default"] = f"{knob.from_param(getattr(params, knob.param)):.3g}"
+    return values
+
+
 def render(request: web.Request, page: str) -> web.Response:
     language = choose_language(request.headers.get("Accept-Language"))
     words = strings(language)
-    escaped = {key: html.escape(text) for key, text in words.items()}
+    escaped = {key: html.escape(text) for key, text in words.items()} | knob_values(request)
     nav = "".join(
         f'<a href="./{path}"{" aria-current=page" if name == page else ""}>'
         f"{escaped['nav_' + name]}</a>"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HayakoeError
-from ..service import DecoderChoice, TtsService, VoiceSource
+from ..service import BERT, DecoderChoice, TtsService, VoiceSource
 
 
 def voice_list(
@@ -19,10 +19,15 @@ def voice_list(
     """The page's voices, installed first, as of the service's last look at the data dirs.
     ``downloading``: names with a download running; ``deletable(name, folder)``: whether the
     page may delete an installed HayaKoe folder."""
+    # Imported here: the voicevox package's routes import the page's, which import this.
+    from .voicevox.styles import speaker_uuid
+
     listing, settings, catalog = service.voice_listing, service.settings, service.store.catalog
     installed = listing.installed  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
     loaded = service.loaded_voices()
     availability = service.availability()
+    bert = availability.get(BERT)
+    uuids = {entry.name: speaker_uuid(entry) for entry in listing.entries if entry.installed}
     voices = []
     for name in listing.names:
         known = catalog.get(name)
@@ -42,6 +47,7 @@ def voice_list(
             "sample_rate": None,
             "size_bytes": None,
             "deletable": False,
+            "speaker_uuid": uuids.get(name),  # the VOICEVOX API's (the Try page's) speaker
         }
         if source is not None:
             item.update(installed_details(source))
@@ -52,7 +58,7 @@ def voice_list(
             item["deletable"] = source.kind == "hayakoe" and deletable(name, source.path)
         status = loaded.get(name)
         if status is not None:
-            item["self_check"] = status.self_check
+            item["self_check_difference"] = status.self_check_difference
             item["self_check_passed"] = status.self_check_passed
             item["decode_speed"] = status.decode_speed
             if status.decoder is not None:
@@ -61,6 +67,10 @@ def voice_list(
         if state is not None and state.reason is not None:
             item["unavailable"] = state.reason  # the error a request for it gets
             item["retry_at"] = state.retry_at
+        elif (source is not None or item["default"]) and bert is not None and bert.reason:
+            # every voice needs the BERT: what it waits for is this voice's reason too
+            item["unavailable"] = f"{BERT} is not available: {bert.reason}"
+            item["retry_at"] = bert.retry_at
         if name in downloading:
             item["downloading"] = True
         voices.append(item)

@@ -52,10 +52,11 @@ async function fetchOk(path, init) {
   return response;
 }
 
+// A message box: a text, or nodes (a text with a link).
 function showMessage(target, text, kind) {
   const box = typeof target === "string" ? $(target) : target;
-  if (!text) { box.hidden = true; return; }
-  box.textContent = text;
+  if (!text || (Array.isArray(text) && !text.length)) { box.hidden = true; return; }
+  box.replaceChildren(...[].concat(text));
   box.className = "message " + (kind || "");
   box.hidden = false;
 }

@@ -3,6 +3,8 @@
 // /synthesis); the audio plays as it streams.
 let voices = [];
 let running = null;
+let stateCheck = null;
+const RECHECK_MS = 5000; // a voice that cannot be served may be soon (a download, a retry)
 const FIELDS = ["speedScale", "intonationScale", "tempoDynamicsScale", "pitchScale", "volumeScale",
   "noiseScale", "noiseScaleW"];
 
@@ -11,6 +13,60 @@ function fillStyles() {
   const styles = voice ? voice.styles : [];
   $("style").replaceChildren(...styles.map((s) => el("option", { value: s.id }, s.name)));
   showStyleId();
+  checkVoice();
+}
+
+// Play is off while nothing could play: no voice installed, or the chosen voice waiting for a
+// background retry (a request would be refused at once); the page says why (the Voices page's
+// reason) and looks again a little later. A voice that failed otherwise (a damaged file) keeps
+// Play: its reason is shown, and a request tries it again.
+async function checkVoice() {
+  clearTimeout(stateCheck);
+  let reason = [];
+  let blocked = false;
+  try {
+    const { voices: listed } = await api("api/voices");
+    if (!voices.length) {
+      const fallback = listed.find((v) => v.default && v.unavailable);
+      reason = [WORDS.no_voice_installed, " ", el("a", { href: "./" }, WORDS.open_voices)];
+      if (fallback) {
+        const who = fillWords(WORDS.default_voice_state, { name: fallback.name });
+        reason.push(el("br"), `${who}: ${fallback.unavailable}`);
+      }
+      blocked = true;
+    } else {
+      const chosen = listed.find((v) => v.speaker_uuid && v.speaker_uuid === $("voice").value);
+      if (chosen && chosen.unavailable) {
+        reason = [`${WORDS.unavailable}: ${chosen.unavailable}`];
+        blocked = chosen.retry_at !== null && chosen.retry_at !== undefined;
+      }
+    }
+  } catch (err) {
+    reason = [err.message];
+    blocked = !voices.length;
+  }
+  showMessage("voice-state", reason, "error");
+  $("play").disabled = blocked;
+  if (reason.length) stateCheck = setTimeout(reloadVoices, RECHECK_MS);
+}
+
+// A voice may have been installed since: the list of speakers too.
+async function reloadVoices() {
+  const chosen = $("voice").value;
+  try {
+    voices = await speakers();
+  } catch (err) {
+    showMessage("voice-state", err.message, "error");
+    stateCheck = setTimeout(reloadVoices, RECHECK_MS);
+    return;
+  }
+  if (voices.length && !$("voice").options.length) {
+    $("voice").replaceChildren(...voices.map((v) => el("option", { value: v.speaker_uuid }, v.name)));
+    fillStyles();
+    return;
+  }
+  if (chosen) $("voice").value = chosen;
+  checkVoice();
 }
 
 function showStyleId() {
@@ -24,6 +80,7 @@ async function loadVoices() {
     fillStyles();
   } catch (err) {
     showMessage("message", err.message, "error");
+    stateCheck = setTimeout(reloadVoices, RECHECK_MS);
   }
 }
 
@@ -64,7 +121,7 @@ async function play(event) {
   } catch (err) {
     if (err.name !== "AbortError") showMessage("message", err.message, "error");
   } finally {
-    $("play").disabled = false;
+    checkVoice(); // Play again, if the voice still can be served
   }
 }
 

@@ -11,16 +11,16 @@ function voiceCard(voice) {
       ? el("a", { href: voice.attribution_url, target: "_blank", rel: "noopener" }, voice.attribution_name || voice.attribution_url)
       : (voice.attribution_name || "–")),
     el("dt", {}, WORDS.size), el("dd", {}, formatBytes(voice.size_bytes)),
-    el("dt", {}, WORDS.self_check), el("dd", { class: "self-check" }, voice.self_check
-      ? `${voice.self_check_passed ? WORDS.self_check_passed : WORDS.self_check_failed}: ${voice.self_check}`
-      : "–"),
+    el("dt", {}, WORDS.self_check), el("dd", { class: "self-check" }, selfCheck(voice)),
     el("dt", {}, WORDS.decode_speed), el("dd", { class: "decode-speed" }, voice.decode_speed
       ? `${voice.decode_speed.toFixed(1)} × ${WORDS.real_time}` : "–"),
     el("dt", {}, WORDS.decoder), el("dd", { class: "decoder" }, decoderText(voice.decoder)));
   const progress = el("progress", { max: 1, value: 0, hidden: true });
+  // A failed download says why here, on its own card, where the button was pressed.
+  const failure = el("p", { class: "card-error", role: "alert", hidden: true });
   const actions = el("div", { class: "actions" });
   if (!voice.installed && voice.in_catalog) {
-    actions.append(el("button", { type: "button", class: "download", onclick: (event) => download(voice.name, event.target, progress) }, WORDS.download));
+    actions.append(el("button", { type: "button", class: "download", onclick: (event) => download(voice.name, event.target, progress, failure) }, WORDS.download));
   }
   if (voice.deletable) {
     actions.append(el("button", { type: "button", class: "danger delete", onclick: () => remove(voice.name) }, WORDS.delete));
@@ -32,8 +32,8 @@ function voiceCard(voice) {
     el("h2", {}, el("span", {}, voice.name), badges),
     voice.description ? el("p", { class: "muted" }, voice.description) : null,
     voice.unavailable ? el("p", { class: "unavailable" }, `${WORDS.unavailable}: ${voice.unavailable}`) : null,
-    details, progress, actions);
-  if (voice.downloading) download(voice.name, null, progress, true);
+    details, progress, failure, actions);
+  if (voice.downloading) download(voice.name, null, progress, failure, true);
   return card;
 }
 
@@ -55,6 +55,17 @@ function decoderText(decoder) {
   return parts.join(" · ");
 }
 
+// The self-check in the page's words: passed or not, and by how much the compiled models
+// differ from the published ones.
+function selfCheck(voice) {
+  if (voice.self_check_passed === null || voice.self_check_passed === undefined) return "–";
+  const verdict = voice.self_check_passed ? WORDS.self_check_passed : WORDS.self_check_failed;
+  if (voice.self_check_difference === null || voice.self_check_difference === undefined) return verdict;
+  const value = voice.self_check_difference ? voice.self_check_difference.toExponential(1) : "0";
+  const difference = fillWords(WORDS.self_check_difference, { value });
+  return `${verdict}: ${difference}`;
+}
+
 async function loadVoices() {
   try {
     const { voices } = await api("api/voices");
@@ -64,9 +75,10 @@ async function loadVoices() {
   }
 }
 
-async function download(name, button, progress, alreadyRunning) {
+async function download(name, button, progress, failure, alreadyRunning) {
   if (button) button.disabled = true;
   progress.hidden = false;
+  failure.hidden = true;
   try {
     if (!alreadyRunning) await api(`api/voices/${encodeURIComponent(name)}/download`, { method: "POST" });
     for (;;) {
@@ -79,7 +91,9 @@ async function download(name, button, progress, alreadyRunning) {
     progress.value = 1;
     await loadVoices();
   } catch (err) {
-    showMessage("message", `${name}: ${err.message}`, "error");
+    progress.hidden = true;
+    failure.textContent = `${WORDS.download_failed}: ${err.message}`;
+    failure.hidden = false;
     if (button) button.disabled = false;
   }
 }

@@ -62,7 +62,7 @@ def _max_morae(backend: WebBackend) -> int:
 
 
 def _defaults(backend: WebBackend) -> SynthesisParams:
-    """The server's defaults of every request (``--speed``, ``--style-weight``, ...)."""
+    """The server's defaults of every request (``--speed-scale``, ``--intonation-scale``, ...)."""
     return backend.service.settings.params
 
 

@@ -110,7 +110,7 @@ def query_bool(request: web.Request, name: str, default: bool) -> bool:
 async def json_body(request: web.Request) -> Any:
     try:
         return await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the parser recurses: malformed
         raise invalid("body", "", "JSON decode error", None, "json_invalid") from None
 
 

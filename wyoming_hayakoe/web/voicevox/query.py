@@ -1,22 +1,23 @@
 """VOICEVOX's AudioQuery, AccentPhrase and Mora as JSON, and what they mean for these models.
 
 The fields mean what AivisSpeech Engine made them mean for Style-Bert-VITS2 (its README,
-"AudioQuery 型の仕様変更"):
+"AudioQuery 型の仕様変更"); the synthesis settings among them are ``knobs.py``'s, the same
+name and scale as the command line's and the add-on's:
 
 - ``speedScale``: larger is faster; ``length_scale = 1 / speedScale``.
 - ``intonationScale``: the style's strength: 0-1 is ``style_weight`` 0-1, 1-2 is 1-10.
 - ``tempoDynamicsScale`` (AivisSpeech's own): ``sdp_ratio``: 0-1 is 0-0.2, 1-2 is 0.2-1.
+- ``noiseScale``, ``noiseScaleW``: this server's own, Style-Bert-VITS2's noise (absent: the
+  server's defaults).
 - ``pitchScale``: the pitch times ``1 + pitchScale``; see audio.py for how.
 - ``kana``: the text as written (what the BERT reads). Empty, absent, or AquesTalk-like
   notation: the text is the morae themselves.
 - ``accent_phrases``: each mora's ``text`` and each phrase's ``accent`` are read (and
   ``pause_mora``, ``is_interrogative`` as a ``,`` and a ``?``); ``consonant``, ``vowel``, the
   lengths and ``pitch`` are ignored (sent as 0).
-- ``noiseScale``, ``noiseScaleW``: this server's own, Style-Bert-VITS2's noise (absent: the
-  server's defaults).
 
-The defaults of a new query are the server's own (``--speed``, ``--style-weight``,
-``--sdp-ratio``), so a query synthesized as it came is the Wyoming side's audio.
+The defaults of a new query are the server's own (``--speed-scale``, ``--intonation-scale``,
+``--tempo-dynamics-scale``), so a query synthesized as it came is the Wyoming side's audio.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ...knobs import INTONATION, NOISE, NOISE_W, SPEED, TEMPO_DYNAMICS, Knob
 from ...service import (
     MARKS,
     AccentPhrase,
@@ -38,9 +40,6 @@ from ...service import (
 from .aquestalk import AquesTalkError, parse_aquestalk
 from .errors import bad_field, number
 
-SBV2_DEFAULT_STYLE_WEIGHT = 1.0
-SBV2_DEFAULT_SDP_RATIO = 0.2
-_MAX_STYLE_WEIGHT = 10.0
 _VOWELS = frozenset("aiueoN")
 DEFAULT_SILENCE_SECONDS = 0.1
 """VOICEVOX's and AivisSpeech's ``prePhonemeLength``/``postPhonemeLength``."""
@@ -49,34 +48,6 @@ MIN_RATE, MAX_RATE = 8000, 192000
 MORAE_PER_CHARACTER = 5
 """A query may hold this many morae per character of ``--max-text-length`` (``W`` alone
 reads ダブリュー, four)."""
-
-
-def intonation_of(style_weight: float) -> float:
-    if style_weight <= SBV2_DEFAULT_STYLE_WEIGHT:
-        return style_weight / SBV2_DEFAULT_STYLE_WEIGHT
-    return 1.0 + (style_weight - SBV2_DEFAULT_STYLE_WEIGHT) / (
-        _MAX_STYLE_WEIGHT - SBV2_DEFAULT_STYLE_WEIGHT
-    )
-
-
-def style_weight_of(intonation: float) -> float:
-    if intonation <= 1.0:
-        return intonation * SBV2_DEFAULT_STYLE_WEIGHT
-    return SBV2_DEFAULT_STYLE_WEIGHT + (intonation - 1.0) * (
-        _MAX_STYLE_WEIGHT - SBV2_DEFAULT_STYLE_WEIGHT
-    )
-
-
-def tempo_of(sdp_ratio: float) -> float:
-    if sdp_ratio <= SBV2_DEFAULT_SDP_RATIO:
-        return sdp_ratio / SBV2_DEFAULT_SDP_RATIO
-    return 1.0 + (sdp_ratio - SBV2_DEFAULT_SDP_RATIO) / (1.0 - SBV2_DEFAULT_SDP_RATIO)
-
-
-def sdp_ratio_of(tempo: float) -> float:
-    if tempo <= 1.0:
-        return tempo * SBV2_DEFAULT_SDP_RATIO
-    return SBV2_DEFAULT_SDP_RATIO + (tempo - 1.0) * (1.0 - SBV2_DEFAULT_SDP_RATIO)
 
 
 # ----- out -----
@@ -116,9 +87,9 @@ def query_json(
     """A new AudioQuery: the server's defaults, ``kana`` the text itself."""
     return {
         "accent_phrases": [phrase_json(p) for p in phrases],
-        "speedScale": 1.0 / defaults.length_scale,
-        "intonationScale": intonation_of(defaults.style_weight),
-        "tempoDynamicsScale": tempo_of(defaults.sdp_ratio),
+        SPEED.api_field: SPEED.from_param(defaults.length_scale),
+        INTONATION.api_field: INTONATION.from_param(defaults.style_weight),
+        TEMPO_DYNAMICS.api_field: TEMPO_DYNAMICS.from_param(defaults.sdp_ratio),
         "pitchScale": 0.0,
         "volumeScale": 1.0,
         "prePhonemeLength": DEFAULT_SILENCE_SECONDS,
@@ -185,8 +156,8 @@ class SynthesisRequest:
         return dataclasses.replace(
             base,
             length_scale=self.pitch_factor / self.speed,
-            style_weight=style_weight_of(self.intonation),
-            sdp_ratio=sdp_ratio_of(self.tempo),
+            style_weight=INTONATION.to_param(self.intonation),
+            sdp_ratio=TEMPO_DYNAMICS.to_param(self.tempo),
             pause_seconds=None if self.pause_length is None else self.pause_length / self.speed,
             pause_scale=self.pause_scale,
             **noise,  # type: ignore[arg-type]
@@ -230,8 +201,8 @@ def _mora_text(mora: Any, where: str) -> str:
 
 def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> SynthesisRequest:
     """An AudioQuery as sent to ``/synthesis`` (422 naming the first bad field). A field left
-    out or null takes the server's default (``defaults``: its ``--speed``, ``--style-weight``
-    and ``--sdp-ratio``), as a new query would have held it."""
+    out or null takes the server's default (``defaults``: its ``--speed-scale``,
+    ``--intonation-scale`` and ``--tempo-dynamics-scale``), as a new query would have held it."""
     if not isinstance(body, dict):
         raise bad_field("", "Input should be a valid dictionary", body, "dict_type")
     phrases = read_phrases(body.get("accent_phrases"), max_morae)
@@ -239,7 +210,7 @@ def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> Synthesi
     if kana is not None and not isinstance(kana, str):
         raise bad_field("kana", "Input should be a valid string", kana, "string_type")
     reading = _reading(kana, phrases)
-    speed = number(body, "speedScale", 0.25, 4.0, 1.0 / defaults.length_scale)
+    speed = _knob(body, SPEED, defaults.length_scale)
     pause = body.get("pauseLength")
     rate = body.get("outputSamplingRate")
     if rate is not None and (
@@ -253,8 +224,8 @@ def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> Synthesi
     return SynthesisRequest(
         reading=reading,
         speed=speed,
-        intonation=number(body, "intonationScale", 0.0, 2.0, intonation_of(defaults.style_weight)),
-        tempo=number(body, "tempoDynamicsScale", 0.0, 2.0, tempo_of(defaults.sdp_ratio)),
+        intonation=_knob(body, INTONATION, defaults.style_weight),
+        tempo=_knob(body, TEMPO_DYNAMICS, defaults.sdp_ratio),
         pitch=number(body, "pitchScale", -0.5, 0.5, 0.0),
         volume=number(body, "volumeScale", 0.0, 20.0, 1.0),
         pre_seconds=number(body, "prePhonemeLength", 0.0, 10.0, DEFAULT_SILENCE_SECONDS),
@@ -263,13 +234,23 @@ def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> Synthesi
         pause_scale=number(body, "pauseLengthScale", 0.0, 10.0, 1.0),
         sample_rate=rate,
         stereo=stereo,
-        noise_scale=_optional(body, "noiseScale"),
-        noise_scale_w=_optional(body, "noiseScaleW"),
+        noise_scale=_optional(body, NOISE),
+        noise_scale_w=_optional(body, NOISE_W),
     )
 
 
-def _optional(body: dict[str, Any], key: str) -> float | None:
-    return None if body.get(key) is None else number(body, key, 0.0, 2.0)
+def _knob(body: dict[str, Any], knob: Knob, default_param: float) -> float:
+    """The knob's field, or (left out) the server's default on the knob's scale."""
+    return number(body, knob.api_field, knob.low, knob.high, knob.from_param(default_param))
+
+
+def _optional(body: dict[str, Any], knob: Knob) -> float | None:
+    """The knob's field, or None (left out: the server's default, not the query's)."""
+    return (
+        None
+        if body.get(knob.api_field) is None
+        else number(body, knob.api_field, knob.low, knob.high)
+    )
 
 
 def _reading(kana: str | None, phrases: tuple[PhraseReading, ...]) -> TextWithReading:

@@ -106,7 +106,7 @@ _TABLE: dict[str, Unit] = {
     "ft": Unit("フィート"),
     "yd": Unit("ヤード"),
     "mi": Unit("マイル"),
-    "nmi": Unit("海里"),
+    "nmi": Unit("カイリ"),  # 海里 glued to katakana (海里オフ) is read カイサト
     # area
     "mm²": Unit("平方ミリメートル", ungeminated="へいほうミリメートル"),
     "cm²": Unit("平方センチメートル", ungeminated="へいほうセンチメートル"),

@@ -19,7 +19,16 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from tools.benchmark import document, memory_mode, offline_mode, report, runner, several, voices
+from tools.benchmark import (
+    decoders,
+    document,
+    memory_mode,
+    offline_mode,
+    report,
+    runner,
+    several,
+    voices,
+)
 from tools.benchmark.ours import Server, server_options
 from tools.benchmark.procinfo import machine
 from tools.benchmark.results import Results, from_json, to_json
@@ -91,6 +100,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="TREE",
         help="with --several-clients: also run the server of this other checkout (with its own "
         ".venv) side by side, one client at a time, and compare",
+    )
+    parser.add_argument(
+        "--decoders",
+        action="store_true",
+        help="only the fast decoder against the reference decoder: their speed at 1 and 2 "
+        "threads, and what a listener hears from each on a simulated slow board "
+        "(tools/benchmark/decoders.py)",
     )
     parser.add_argument("--no-four-voices", action="store_true")
     parser.add_argument("--no-wyoming-bench", action="store_true")
@@ -176,6 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     if args.several_clients:
         return _several_clients(args, root, voice, threads, work)
+    if args.decoders:
+        return _decoders_mode(args, root, voice, work)
     if args.memory is not None:
         return _memory_mode(args, root, voice, threads, work)
     if args.offline:
@@ -292,6 +310,24 @@ def _several_clients(
 
 
 _MACHINE = ("date", "cpu", "cpus usable")
+
+
+def _decoders_mode(args: argparse.Namespace, root: Path, voice: str, work: Path) -> int:
+    """The decoders mode (tools/benchmark/decoders.py)."""
+    info = machine()
+    cache = work / "cache"
+    results = decoders.DecoderResults()
+    _LOGGER.info("Decoders mode; logs in %s", work)
+    results.made = decoders.make_fast(root, voice, cache, 2)
+    for threads in (1, 2):
+        results.speed[threads] = decoders.speeds(root, voice, cache, threads, 5 * args.rounds)
+    results.heard = decoders.slow_board_run(root, voice, cache, work, args.rounds)
+    report = _conditions(info, "1 and 2 threads; slow board 1 thread", args.repo)
+    report += decoders.markdown(results)
+    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "decoders.md"
+    out.write_text(report, encoding="utf-8")
+    sys.stdout.write(report + f"Wrote {out}\n")
+    return 0
 
 
 def _memory_mode(args: argparse.Namespace, root: Path, voice: str, threads: int, work: Path) -> int:

@@ -29,3 +29,49 @@ def listen(chunks: Iterable[tuple[float, float]]) -> Listening:
         start = arrival if playhead is None else max(arrival, playhead)
         playhead = start + duration
     return Listening(playhead or 0.0, longest)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A silence the listener waits through: where in the audio, how long, and whether the
+    audio is quiet there (a pause between sentences or phrases) or speech is cut."""
+
+    at_s: float
+    """Seconds of audio played before it."""
+    seconds: float
+    in_a_pause: bool
+
+
+PAUSE_WINDOW_S = 0.04
+"""The audio this long either side of a wait must be quiet for it to fall in a pause."""
+QUIET = 0.02
+"""Quiet: an RMS under this share of the response's peak (-34 dB)."""
+
+
+def gapless_start(chunks: Iterable[tuple[float, float]]) -> float:
+    """The earliest time playback could have started and never waited: each chunk has
+    arrived by the time the audio before it has played."""
+    need, played = 0.0, 0.0
+    for arrival, duration in chunks:
+        need = max(need, arrival - played)
+        played += duration
+    return need
+
+
+def waits(chunks: Iterable[tuple[float, float]], pcm: bytes, rate: int) -> list[Wait]:
+    """Every wait of a client playing chunks on arrival, placed in the 16-bit ``pcm``."""
+    import numpy as np
+
+    audio = np.frombuffer(pcm, "<i2").astype(np.float32)
+    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+    found, playhead, played = [], None, 0.0
+    for arrival, duration in chunks:
+        if playhead is not None and arrival > playhead:
+            middle = round(played * rate)
+            half = round(PAUSE_WINDOW_S * rate)
+            around = audio[max(0, middle - half) : middle + half]
+            rms = float(np.sqrt(np.mean(around**2))) if around.size else 0.0
+            found.append(Wait(played, arrival - playhead, rms <= QUIET * peak))
+        playhead = (arrival if playhead is None else max(arrival, playhead)) + duration
+        played += duration
+    return found

@@ -44,6 +44,8 @@ class Sample:
     first_latent_s: float = float("nan")
     """When the first sentence's latent existed, from the server's ``--debug`` schedule line:
     no schedule can sound sooner (nan without ``--debug``)."""
+    arrivals: tuple[tuple[float, float], ...] = ()
+    """(seconds after the request, seconds of audio) of each chunk, in order."""
 
     @property
     def speed(self) -> float:
@@ -186,7 +188,13 @@ async def read_audio(
                 raise RuntimeError(f"no audio for {text[:20]!r}")
             heard = listen(arrivals)
             return Sample(
-                first, now, samples / rate, b"".join(pcm), heard.end_s, heard.longest_silence_s
+                first,
+                now,
+                samples / rate,
+                b"".join(pcm),
+                heard.end_s,
+                heard.longest_silence_s,
+                arrivals=tuple(arrivals),
             )
 
 

@@ -1,0 +1,171 @@
+"""The fast decoder against the reference decoder, on the full-size synthetic voice:
+``script/benchmark --decoders``.
+
+1. *Made*: ``commands.check --decoder fast`` with every layer group but those at the audio
+   rate in int8 (``--keep-float 'stage 4' conv_post``): the split a real trained decoder's
+   measurements support (BENCHMARKS.md, "A fast decoder"); the synthetic voice's random
+   weights make its own sensitivity meaningless.
+2. *Speed*: both decoders opened here, timed in turn on one latent of the voice's front in the
+   growing windows requests start with, at 1 and 2 threads.
+3. *A slow board* (slow_board.py, 1 thread): our server with ``--decoder reference``, then with
+   ``--decoder fast``, each asked a one-word request first, then a single long sentence and a
+   three-sentence text; what a client that plays chunks on arrival hears: its first sound,
+   when it could have started without ever waiting, and each wait, in a pause or not.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tools.benchmark.listening import gapless_start, waits
+from tools.benchmark.ours import Sample, Server
+from tools.benchmark.slow_board import slow_board
+from tools.server_process import REPO_ROOT, server_env
+from wyoming_hayakoe.compiling.fast_decoder.timing import interleaved
+from wyoming_hayakoe.engine import Engine, SynthesisParams
+from wyoming_hayakoe.inference.decoder import Decoder
+from wyoming_hayakoe.inference.synthesizer import front_outputs, synthesizer_inputs
+
+_LOGGER = logging.getLogger(__name__)
+
+KEEP_FLOAT = ("stage 4", "conv_post")
+WARM_UP = "はい。"
+SINGLE = "明日の朝は駅前のパン屋さんで焼きたてのパンを買ってから出かけます。"
+THREE = "明日の天気は晴れです。最高気温は二十三度の予報です。傘は持たなくて大丈夫です。"
+LATENT_TEXT = "明日の朝は七時に起きて、駅前のパン屋さんで朝ご飯を買ってから会社に行きます。"
+TIMING_FRAMES = 300
+
+
+@dataclass
+class Heard:
+    """One request on the slow board, as a client playing on arrival hears it."""
+
+    audio_s: float
+    first_s: float
+    gapless_s: float
+    waits: list[tuple[float, float, bool]]
+    """(seconds into the audio, seconds waited, in a pause) of each wait."""
+
+
+@dataclass
+class DecoderResults:
+    speed: dict[int, dict[str, float]] = field(default_factory=dict)
+    """Threads -> median seconds of each decoder, and the audio seconds."""
+    made: str = ""
+    heard: dict[str, dict[str, list[Heard]]] = field(default_factory=dict)
+    """Decoder -> text -> each round."""
+
+
+def make_fast(root: Path, voice: str, cache: Path, threads: int) -> str:
+    """The fast decoder compiled into ``cache`` as a server would; what check printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "wyoming_hayakoe.commands.check", "--voice", voice,
+         "--data-dir", str(root), "--cache-dir", str(cache), "--threads", str(threads),
+         "--decoder", "fast", "--keep-float", *KEEP_FLOAT],
+        cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return "\n".join(line for line in done.stdout.splitlines() if line.startswith(("Decoder", " ")))
+
+
+def speeds(root: Path, voice: str, cache: Path, threads: int, rounds: int) -> dict[str, float]:
+    """Median seconds of the reference and the fast decoder on one latent, in turn."""
+    engine = Engine(root, threads=threads, cache_dir=cache)
+    loaded = engine.load_voice(root / "onnx" / "speakers" / voice)
+    engine.choose_decoder(loaded, "fast")
+    fast, reference = loaded.decoder, loaded.reference_decoder
+    if fast is None or reference is None or fast is reference:
+        raise RuntimeError(f"no fast decoder for {voice} in {cache}")
+    (sentence,) = engine.prepare(LATENT_TEXT).sentences
+    vector = loaded.style_vector("Neutral", 1.0)
+    values = synthesizer_inputs(
+        sentence.phonemes, engine.features(sentence.phonemes), vector, SynthesisParams()
+    )
+    names = (reference.latent_name, reference.condition_name)
+    latent, condition = front_outputs(loaded.synthesizer, loaded.inputs, names, values)
+    latent = np.ascontiguousarray(latent[:, :, :TIMING_FRAMES])
+
+    def run(decoder: Decoder) -> Callable[[], object]:
+        return lambda: [None for _ in decoder.growing(latent, condition, True)]
+
+    seconds = latent.shape[2] * reference.hop / loaded.sample_rate
+    timed = interleaved({"reference": run(reference), "fast": run(fast)}, seconds, rounds)
+    return {name: t.median for name, t in timed.items()} | {"audio": seconds}
+
+
+def slow_board_run(
+    root: Path, voice: str, cache: Path, work: Path, rounds: int
+) -> dict[str, dict[str, list[Heard]]]:
+    """Each decoder's server on the slow board, one after the other."""
+    heard: dict[str, dict[str, list[Heard]]] = {}
+    with slow_board():
+        for mode in ("reference", "fast"):
+            extra = ("--decoder", mode, "--cache-dir", str(cache), "--audio-cache-mb", "0")
+            server = Server(root, voice, 1, work / f"slow-{mode}.log", extra)
+            try:
+                server.wait_ready()
+                _wait_for_choice(server, mode)
+                heard[mode] = {"single": [], "three": []}
+                for _ in range(rounds):
+                    for key, text in (("single", SINGLE), ("three", THREE)):
+                        server.synthesize(WARM_UP)
+                        heard[mode][key].append(_heard(server.synthesize(text, keep_pcm=True)))
+            finally:
+                server.stop()
+    return heard
+
+
+def _wait_for_choice(server: Server, mode: str, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while f"decoder ({mode})" not in server.process.log():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no decoder choice logged:\n{server.process.log()}")
+        time.sleep(0.2)
+
+
+def _heard(sample: Sample) -> Heard:
+    rate = round(len(sample.pcm) / 2 / sample.audio_s)  # 16-bit mono
+    found = waits(sample.arrivals, sample.pcm, rate)
+    return Heard(
+        sample.audio_s,
+        sample.first_s,
+        gapless_start(sample.arrivals),
+        [(w.at_s, w.seconds, w.in_a_pause) for w in found],
+    )
+
+
+def markdown(results: DecoderResults) -> str:
+    lines = ["| threads | reference | fast | fast / reference |", "|---|---|---|---|"]
+    for threads, timed in sorted(results.speed.items()):
+        lines.append(
+            f"| {threads} | {timed['reference']:.3f} s | {timed['fast']:.3f} s | "
+            f"{timed['fast'] / timed['reference']:.2f} |"
+        )
+    lines += ["", f"Audio timed: {next(iter(results.speed.values()))['audio']:.2f} s. Made:", ""]
+    lines += [f"    {line}" for line in results.made.splitlines()]
+    lines += [
+        "",
+        "| decoder | text | audio | first sound | could start gapless | latest after that "
+        "| longest wait | waits in speech |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for mode, texts in results.heard.items():
+        for key, rounds in texts.items():
+            med = statistics.median
+            longest = med([max((w[1] for w in h.waits), default=0.0) for h in rounds])
+            inside = sum(1 for h in rounds for w in h.waits if not w[2])
+            first, gapless = med([h.first_s for h in rounds]), med([h.gapless_s for h in rounds])
+            late = med([h.first_s - h.gapless_s for h in rounds])
+            lines.append(
+                f"| {mode} | {key} | {med([h.audio_s for h in rounds]):.1f} s | {first:.2f} s | "
+                f"{gapless:.2f} s | {late:+.2f} s | {longest:.2f} s | {inside} |"
+            )
+    return "\n".join(lines) + "\n"

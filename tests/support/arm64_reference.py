@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
+from arm64_fast_decoder import build, outputs
 
 from tools.engine_audio import float_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
@@ -70,6 +72,10 @@ def write_reference(path: Path) -> None:
     engine = Engine(TINY_ROOT, threads=1)
     data = compute(engine)
     data["synthesizer_audio"] = synthesize_from(engine, data["features"])
+    with tempfile.TemporaryDirectory() as work:
+        built = build(Path(work))
+    data.update(built)
+    data.update(outputs(built))
     np.savez(path, **data)  # type: ignore[arg-type]
     sys.stdout.write(
         f"{path}: {len(data['audio'])} samples, {len(data['phone_ids'])} phonemes "

@@ -10,6 +10,8 @@ exactness is tested on the real stage-wise decoder in test_decoder_stages.py.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +53,8 @@ class TimedLatent:
     def __init__(self, decoder: TimedDecoder, frames: int) -> None:
         self.decoder, self.frames = decoder, frames
         self.known, self.out = 0, 0.0
+        self.work = 0.0
+        """The last window's frames and a cut: what this model takes its time for."""
 
     @property
     def done(self) -> bool:
@@ -61,6 +65,7 @@ class TimedLatent:
         clock = self.decoder.clock
         speed = self.decoder.speed_at(clock.now)
         clock.now += (size + CUT) * FRAME_S / speed + WINDOW_OVERHEAD_S
+        self.work = size + CUT
         self.known += size
         audible = audible_frames(self.known, self.frames)
         if audible <= self.out:
@@ -85,3 +90,44 @@ class TimedDecoder:
 
     def stream(self, latent: np.ndarray, condition: np.ndarray) -> TimedLatent:
         return TimedLatent(self, latent.shape[2])
+
+
+class _TimedStage:
+    """A decoder stage's session that computes nothing (zeros of the right length) and takes
+    the time its input's samples cost, on the fake clock: the work of each window is then
+    what the stages really run, first and last windows included."""
+
+    def __init__(self, clock: FakeClock, rate: int, cost: float, speed: float, fixed: float):
+        self.clock, self.rate, self.cost, self.speed, self.fixed = clock, rate, cost, speed, fixed
+        self.signal = ""
+
+    def get_inputs(self) -> list[SimpleNamespace]:
+        """What the warm-up reads to shape its silence: one channel of floats."""
+        return [SimpleNamespace(name=self.signal, type="tensor(float)", shape=[1, 1, "n"])]
+
+    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        samples = next(iter(feeds.values())).shape[2]
+        self.clock.now += samples * self.cost * FRAME_S / self.speed + self.fixed
+        return [np.zeros((1, 1, samples * self.rate), np.float32)]
+
+
+def stage_timed_decoder(clock: FakeClock, speed: float) -> Any:
+    """The full-size voice's stage-wise decoder (its rates, reaches and shares of the work),
+    run by the real streaming code on stages that only take their time: ``speed`` times real
+    time through the whole decoder, and WINDOW_OVERHEAD_S per window (its first stage's run)."""
+    from wyoming_hayakoe.inference.decoder import Decoder, Stage, cut_cost, sample_costs
+
+    reaches = [(1, 3, 3), (8, 8, 8), (8, 8, 8), (2, 32, 32), (2, 30, 30), (2, 32, 32)]
+    weights = [3_400_000, 8_400_000, 2_100_000, 530_000, 130_000, 33_000]  # bytes, full voice
+    plain = [Stage(None, f"s{i}", None, *reach) for i, reach in enumerate(reaches)]  # type: ignore[arg-type]
+    costs = sample_costs(plain, weights)
+    stages = []
+    for index, (stage, cost) in enumerate(zip(plain, costs, strict=True)):
+        session = _TimedStage(
+            clock, stage.rate, cost, speed, WINDOW_OVERHEAD_S if index == 0 else 0.0
+        )
+        session.signal = stage.signal_input
+        stages.append(
+            Stage(session, stage.signal_input, None, stage.rate, stage.before, stage.after)
+        )  # type: ignore[arg-type]
+    return Decoder(stages, "z", "g", HOP, REACH, cut_cost(plain, weights), costs)

@@ -68,6 +68,8 @@ class _StageStream:
         """Input index of ``kept[..., 0]``."""
         self.known = 0
         self.emitted = 0
+        self.ran = 0
+        """Input samples the last push ran the stage on (0: it did not run)."""
 
     def push(self, piece: np.ndarray | None) -> np.ndarray | None:
         """Take the next input piece (None: nothing new); the outputs now exact, if any."""
@@ -75,6 +77,7 @@ class _StageStream:
         if piece is not None:
             self.known += piece.shape[2]
         end = stage.ready(self.known, self.total)
+        self.ran = 0
         if end <= self.emitted:
             if piece is not None:
                 self.kept = piece if kept is None else np.concatenate([kept, piece], axis=2)
@@ -91,6 +94,7 @@ class _StageStream:
         if stage.condition_input is not None:
             feeds[stage.condition_input] = self.condition
         out = stage.session.run(None, feeds)[0]
+        self.ran = signal.shape[2]
         if out.shape[2] != (self.known - low) * stage.rate:
             raise ModelFileError(f"decoder stage gave {out.shape[2]} samples, not a whole rate")
         first = low * stage.rate
@@ -116,6 +120,9 @@ class Decoder:
     cut_frames: float = 0.0
     """The work one cut adds, in latent frames decoded again (each stage's reach, weighted
     by the stage's share of the work)."""
+    sample_costs: tuple[float, ...] = ()
+    """The work of one input sample of each stage, in latent frames through the whole
+    decoder (see cut_cost); empty: a window counts as its frames and a cut."""
 
     def decode(
         self, latent: np.ndarray, condition: np.ndarray, windows: Sequence[int]
@@ -180,6 +187,10 @@ class WindowFeed(Protocol):
     def feed(self, size: int) -> np.ndarray | None:
         """Decode the next ``size`` frames; the audio that became exact, if any."""
 
+    @property
+    def work(self) -> float:
+        """The decoding the last feed did, in latent frames through the whole decoder."""
+
 
 def decode_steps(
     stream: WindowFeed, schedule: WindowSchedule, now: Callable[[], float] = time.monotonic
@@ -192,7 +203,7 @@ def decode_steps(
         size = schedule.next_window()
         started = now()
         audio = stream.feed(size)
-        yield schedule.decoded(size, now() - started, audio)
+        yield schedule.decoded(size, now() - started, audio, stream.work)
 
 
 class LatentStream:
@@ -200,10 +211,12 @@ class LatentStream:
     became exact (None while the decoder still waits for the frames after it)."""
 
     def __init__(self, decoder: Decoder, latent: np.ndarray, condition: np.ndarray) -> None:
+        self.decoder = decoder
         self.latent = latent
         self.frames: int = latent.shape[2]
         self.known = 0
         """Latent frames fed so far."""
+        self._fed = 0
         self._streams: list[_StageStream] = []
         total = self.frames
         for stage in decoder.stages:
@@ -216,12 +229,25 @@ class LatentStream:
 
     def feed(self, size: int) -> np.ndarray | None:
         """Decode the next ``size`` frames (fewer if fewer are left)."""
-        end = min(self.frames, self.known + size)
-        piece: np.ndarray | None = self.latent[:, :, self.known : end]
+        start, end = self.known, min(self.frames, self.known + size)
+        piece: np.ndarray | None = self.latent[:, :, start:end]
         self.known = end
         for stream in self._streams:
             piece = stream.push(piece)
+        self._fed = end - start
         return piece.reshape(-1) if piece is not None and piece.size else None
+
+    @property
+    def work(self) -> float:
+        """The decoding the last feed did, in latent frames: what each stage ran on, at its
+        cost per sample. The first window of a latent reads no context before it and the
+        last one runs every stage's held-back samples: counted as frames and a cut, the one
+        looked fast and the other slow, and a short request (all first and last windows) made
+        the speed learned look lower than it is."""
+        costs = self.decoder.sample_costs
+        if not costs:
+            return self._fed + self.decoder.cut_frames
+        return sum(stream.ran * cost for stream, cost in zip(self._streams, costs, strict=True))
 
 
 def stage_reaches(shape: DecoderShape) -> list[tuple[int, int, int]]:
@@ -268,9 +294,10 @@ def open_decoder(
         reads = condition in {i.name for i in session.get_inputs()}
         opened.append(Stage(session, signal, condition if reads else None, rate, before, after))
     hop = math.prod(stage.rate for stage in opened)
-    cut = cut_cost(opened, [_weight_bytes(path) for path in stages])
+    weights = [_weight_bytes(path) for path in stages]
     reach = shape.context_frames() if context is None else context
-    return Decoder(opened, latent, condition, hop, reach, cut)
+    costs = sample_costs(opened, weights)
+    return Decoder(opened, latent, condition, hop, reach, cut_cost(opened, weights), costs)
 
 
 def _weight_bytes(stage: Path) -> int:
@@ -279,13 +306,21 @@ def _weight_bytes(stage: Path) -> int:
     return stage.stat().st_size + (data.stat().st_size if data.is_file() else 0)
 
 
-def cut_cost(stages: Sequence[Stage], weights: Sequence[int]) -> float:
-    """Frames decoded again per cut. A stage's work per latent frame is about its weights
-    times its output rate; a cut makes it read ``before + after`` inputs again."""
-    work, again, rate = 0.0, 0.0, 1
+def sample_costs(stages: Sequence[Stage], weights: Sequence[int]) -> tuple[float, ...]:
+    """The work of one input sample of each stage, in latent frames through the whole
+    decoder. A stage's work per latent frame is about its weights times its output rate."""
+    rate, per_frame = 1, []
     for stage, weight in zip(stages, weights, strict=True):
-        per_frame = weight * rate * stage.rate
-        work += per_frame
-        again += per_frame * (stage.before + stage.after) / rate
+        per_frame.append(weight * rate * stage.rate)
         rate *= stage.rate
-    return again / work if work else 0.0
+    work = sum(per_frame)
+    if not work:
+        return tuple(0.0 for _ in stages)
+    return tuple(weight * stage.rate / work for stage, weight in zip(stages, weights, strict=True))
+
+
+def cut_cost(stages: Sequence[Stage], weights: Sequence[int]) -> float:
+    """Frames decoded again per cut: a cut makes each stage read ``before + after`` of its
+    inputs again."""
+    costs = sample_costs(stages, weights)
+    return sum((s.before + s.after) * cost for s, cost in zip(stages, costs, strict=True))

@@ -32,9 +32,11 @@ class WindowSchedule(Protocol):
     def next_window(self) -> int:
         """The size of the window due now."""
 
-    def decoded(self, size: int, took: float, audio: np.ndarray | None) -> np.ndarray | None:
-        """A window of ``size`` frames took ``took`` seconds and made ``audio`` exact; the
-        audio to send now, if any."""
+    def decoded(
+        self, size: int, took: float, audio: np.ndarray | None, work: float
+    ) -> np.ndarray | None:
+        """A window of ``size`` frames took ``took`` seconds for ``work`` latent frames'
+        worth of decoding and made ``audio`` exact; the audio to send now, if any."""
 
 
 class FixedWindows:
@@ -71,7 +73,9 @@ class FixedWindows:
             return self.sizes[self.count]
         return self.frames - self.known
 
-    def decoded(self, size: int, took: float, audio: np.ndarray | None) -> np.ndarray | None:
+    def decoded(
+        self, size: int, took: float, audio: np.ndarray | None, work: float
+    ) -> np.ndarray | None:
         self.known = min(self.frames, self.known + size)
         self.count += 1
         return audio

@@ -100,14 +100,16 @@ class SentenceDecode:
         cut, frame_seconds = self.cut, self.frame_seconds
         return fitting_window(lead, speed, frame_seconds, cut, left, self.last_speed, sharing)
 
-    def decoded(self, size: int, took: float, audio: np.ndarray | None) -> np.ndarray | None:
-        """A window of ``size`` frames took ``took`` seconds and made ``audio`` exact; the
-        audio to send now, if any."""
+    def decoded(
+        self, size: int, took: float, audio: np.ndarray | None, work: float
+    ) -> np.ndarray | None:
+        """A window of ``size`` frames took ``took`` seconds for ``work`` latent frames'
+        worth of decoding and made ``audio`` exact; the audio to send now, if any."""
         self.known = min(self.frames, self.known + size)
         self.windows.append(size)
-        # Work in seconds of audio the latent frames stand for: a window's audio lags its
-        # frames by the decoder's reach, so the audio out would understate it.
-        done = (size + self.cut) * self.frame_seconds
+        # Work in seconds of audio the decoding stands for: a window's audio lags its frames
+        # by the decoder's reach, so the audio out would misstate it.
+        done = work * self.frame_seconds
         busy = busy_seconds(took)
         self.scheduler.speed.observe(done, busy)
         self.last_speed = done / max(busy, 1e-6)

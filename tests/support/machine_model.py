@@ -43,6 +43,11 @@ class Heard:
     """Seconds from the request to its first audio."""
     longest_silence: float = 0.0
     """Longest wait for audio once it had started, pauses between sentences excluded."""
+    stretches: list[float] = field(default_factory=list)
+    """How much longer than restored each pause between two sentences was heard."""
+    fronts: list[tuple[float, float]] = field(default_factory=list)
+    """For each sentence, when its front-end started and how much audio of the sentences
+    before it the client still had to play then."""
     finished: float = 0.0
     """When the last audio was made."""
     steps: list[float] = field(default_factory=list)
@@ -103,6 +108,25 @@ def play(
 _DONE = object()
 
 
+def _hear(
+    pieces: list[tuple[float, bool]],
+    heard: Heard,
+    listening: PlaybackClock,
+    clock: FakeClock,
+    request: Request,
+) -> None:
+    """The client gets ``pieces`` (seconds, whether it starts after a pause) now."""
+    for seconds, after_pause in pieces:
+        if heard.first_sound is None:
+            heard.first_sound = clock.now - request.arrival
+        elif listening.played_until is not None and not after_pause:
+            heard.longest_silence = max(heard.longest_silence, clock.now - listening.played_until)
+        elif listening.played_until is not None:
+            heard.stretches.append(max(0.0, clock.now - listening.played_until))
+        listening.sent(seconds, clock.now)
+        heard.finished = clock.now
+
+
 def _steps(
     request: Request,
     demand: Demand,
@@ -115,23 +139,24 @@ def _steps(
     scheduler = Scheduler(speed, demand.pacing, now=clock)
     listening = PlaybackClock()
     for index, frames in enumerate(request.sentences):
+        # phonemes in proportion to frames, as a voice speaks them
+        later = [f // 4 for f in request.sentences[index + 1 :]]
+        scheduler.begin_sentence(frames // 4, later)
+        _hear(scheduler.release(None), heard, listening, clock, request)
+        heard.fronts.append((clock.now, listening.lead(clock.now)))
         clock.now += request.front_end
         yield None
         latent = np.zeros((1, 2, frames), dtype=np.float32)
         pause = PAUSE_S if index else 0.0
-        for audio in decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler):  # type: ignore[arg-type]
-            if audio is not None:
-                seconds = len(audio) / SAMPLE_RATE + pause
-                if heard.first_sound is None:
-                    heard.first_sound = clock.now - request.arrival
-                elif listening.played_until is not None and not pause:
-                    heard.longest_silence = max(
-                        heard.longest_silence, clock.now - listening.played_until
-                    )
-                listening.sent(seconds, clock.now)
-                scheduler.sent(seconds)
-                heard.finished = clock.now
+        made = decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler)  # type: ignore[arg-type]
+        for piece in made:
+            produced = None
+            if piece is not None:
+                produced = (len(piece) / SAMPLE_RATE + pause, pause > 0)
                 pause = 0.0
+            seconds = produced[0] if produced is not None else 0.0
+            _hear(scheduler.release(produced, seconds), heard, listening, clock, request)
             yield None
+    _hear(scheduler.flush(), heard, listening, clock, request)
     heard.windows = scheduler.decoded
     yield _DONE

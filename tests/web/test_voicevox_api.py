@@ -169,6 +169,16 @@ async def test_audio_query_reads_as_the_wyoming_side(site: tuple[WebFixture, Tes
     assert await mora_data.json() == phrases
 
 
+def _same_pcm(ours: np.ndarray, theirs: np.ndarray) -> bool:
+    """The same speech, sample for sample, but for rounding: two syntheses decode in windows
+    sized by the speed measured as they run, and windows of another size sum the same
+    convolutions in another order (2e-6 of full scale apart at most, measured on the tiny
+    voice with 2 threads), which tips a 16-bit rounding here and there."""
+    if ours.shape != theirs.shape:
+        return False
+    return int(np.max(np.abs(ours.astype(np.int32) - theirs.astype(np.int32)), initial=0)) <= 1
+
+
 async def test_an_unedited_query_is_the_wyoming_sides_audio(
     site: tuple[WebFixture, TestClient],
 ) -> None:
@@ -188,12 +198,12 @@ async def test_an_unedited_query_is_the_wyoming_sides_audio(
         await synthesis(client, {**body, "prePhonemeLength": 0, "postPhonemeLength": 0}, happy)
     )
     assert bare.rate == 44100 and bare.channels == 1
-    assert np.array_equal(bare.mono, expected)
+    assert _same_pcm(bare.mono, expected)
     # As sent (0.1 s before and after): the same samples with the silence they lack added.
     padded = read_wav(await synthesis(client, body, happy)).mono
     before, _, after = trim_zeros(padded)
     start = int(np.flatnonzero(padded)[0]) - int(np.flatnonzero(expected)[0])
-    assert np.array_equal(padded[start : start + len(expected)], expected)
+    assert _same_pcm(padded[start : start + len(expected)], expected)
     assert before >= 0.1 * 44100 - 1 and after >= 0.1 * 44100 - 1
 
 
@@ -303,7 +313,8 @@ async def test_streamed_synthesis_is_the_same_wav(site: tuple[WebFixture, TestCl
     assert "Content-Length" not in response.headers
     streamed = await response.read()
     assert streamed[:4] == b"RIFF" and streamed[4:8] == b"\xff\xff\xff\xff"
-    assert streamed[44:] == whole[44:] and streamed[22:36] == whole[22:36]
+    assert streamed[22:36] == whole[22:36]
+    assert _same_pcm(np.frombuffer(streamed[44:], "<i2"), np.frombuffer(whole[44:], "<i2"))
 
 
 async def test_multi_synthesis_zips_one_wav_per_query(site: tuple[WebFixture, TestClient]) -> None:

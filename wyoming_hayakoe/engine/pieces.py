@@ -23,6 +23,10 @@ class AudioPiece:
     audio: np.ndarray
     """Float32 samples in [-1, 1] at the voice's sample rate."""
 
+    def seconds(self, sample_rate: int) -> float:
+        """How long it plays, its pause included."""
+        return (self.pause_samples + len(self.audio)) / sample_rate
+
 
 @dataclass(frozen=True)
 class PcmPiece:

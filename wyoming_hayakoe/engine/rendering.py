@@ -70,6 +70,8 @@ def render_steps(
                 with profile.timing("pauses"):
                     target = _pause_target(planner, index, params)
                 pause = missing_silence_samples(trailing, target, voice.sample_rate)
+            scheduler.begin_sentence(len(phonemes.phone_ids), _later_phonemes(sentences, index))
+            yield from scheduler.release(None)
             windows: list[np.ndarray] = []
             for piece in _sentence_steps(
                 voice,
@@ -82,11 +84,16 @@ def render_steps(
             ):
                 if piece is not None:
                     windows.append(piece.audio)
-                yield piece
+                seconds = 0.0 if piece is None else piece.seconds(voice.sample_rate)
+                released = scheduler.release(piece, seconds)
+                if not released:
+                    yield None
+                yield from released
             trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
             if continuation is not None:
                 continuation.previous_source = sentence.source
                 continuation.trailing_seconds = trailing
+        yield from scheduler.flush()
     finally:
         profile.log(voice.sample_rate)
         _LOGGER.debug("Schedule: %s", scheduler.summary())
@@ -117,9 +124,25 @@ def _sentence_steps(
             continue
         assert isinstance(window, np.ndarray)
         profile.audio_samples += len(window) + pause
-        scheduler.sent((len(window) + pause) / voice.sample_rate)
         yield AudioPiece(sentence.text, index, pause, window)
         pause = 0
+
+
+LOOKAHEAD_SENTENCES = 4
+"""Sentences after the current one that its plan reaches to: the next ones plan further when
+their turn comes, and a long text is not phonemized whole before its first sound."""
+
+
+def _later_phonemes(sentences: list[PreparedSentence], index: int) -> list[int]:
+    """The phonemes of each of the next sentences that has something to say: the schedule
+    plans a held-back sentence with them (pacing/plan.py). Phonemizing is cheap, and each is
+    read once (a prepared sentence keeps its phonemes)."""
+    counts = []
+    for later in sentences[index + 1 : index + 1 + LOOKAHEAD_SENTENCES]:
+        phonemes = later.phonemes
+        if phonemes.has_speech:
+            counts.append(len(phonemes.phone_ids))
+    return counts
 
 
 def _pause_target(planner: PausePlanner, index: int, params: SynthesisParams) -> float:

@@ -24,6 +24,16 @@ lead and shrink when the machine slows down; below real time, the sound is held 
 machine, a request plans on its share of the speed, and each window's audio must last
 through the others' steps due before its next one (:class:`~.windows.Sharing`).
 
+**The speed** is learned from what each window's stages ran (a latent's first window has no
+context before it, its last runs every stage's held-back samples), so short requests teach
+the same speed as long ones. The pre-roll of a request alone keeps a margin read from how
+steady the windows were; windows sized while sound plays keep the fixed one.
+
+**A text, alone on a slow machine** (plan.py): its first sentence is planned with the next
+ones, estimated from their phonemes; the listener starts once the text can play through, and
+what is made before is kept until then, so the wait comes once, before the first sound, and no
+pause between sentences grows by more than a fraction of a second.
+
 The two meet once per step: when the turn order grants a turn, it hands the request what it
 saw of the others (:class:`~.scheduler.Others`), and the window is sized from that; the
 engine never calls back. Each request's clock is written by its own steps and read by the

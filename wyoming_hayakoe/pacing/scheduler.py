@@ -6,10 +6,18 @@ its sentences (:class:`Scheduler`), with the time passed in.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Plan, Sharing, plan_windows
+from .plan import Audible, Plan, Upcoming, plan_windows, text_start
+from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Sharing
+
+T = TypeVar("T")
+
+LEAST_PAUSE_S = 0.08
+"""The pause planned before a later sentence: the least one a sentence gets (its restored
+pause is known only once it is predicted)."""
 
 
 @dataclass
@@ -83,6 +91,15 @@ class Scheduler:
         """Seconds from the start until the first sentence's latent existed: no schedule
         can sound sooner (front-end, BERT and text encoder come first)."""
         self.plans: list[Plan] = []
+        self.release_at: float | None = None
+        """When the listener starts to hear a text held back as a whole (None: as its
+        first sentence's plan says)."""
+        self._sentence: tuple[float, int, tuple[int, ...]] = (now(), 0, ())
+        self._kept: list[tuple[Any, float]] = []
+        self._front: float | None = None
+        """The current sentence's front-end, once its plan has measured it."""
+        """When the sentence being made started, its phonemes, and those of the sentences
+        after it in the text (see begin_sentence)."""
         self.decoded: list[list[int]] = []
         """The windows each sentence was decoded in (sized as the audio came out)."""
 
@@ -96,27 +113,103 @@ class Scheduler:
             return ALONE
         return sharing
 
+    def begin_sentence(self, phonemes: int, later: Sequence[int] = ()) -> None:
+        """A sentence of ``phonemes`` starts its front-end now; ``later``: the phonemes of
+        each sentence after it in the text, planned ahead with it (plan.py). A text held for
+        its start is released now if this front-end, which cannot be cut short, would end
+        after it (as long per phoneme as the sentence before's)."""
+        _started, before, _later = self._sentence
+        now = self.now()
+        front = self._front
+        if self.until_release() > 0 and before and front is not None:
+            ends = now + front * phonemes / before
+            if ends > (self.release_at or now):
+                self.release_at = now
+        self._sentence = (now, phonemes, tuple(later))
+        self._front = None
+
+    def until_release(self) -> float:
+        """Seconds until a text held for its start is released (0: not held). Held only while
+        it is alone: once others synthesize, its start was planned on a machine it no longer
+        has, and the turn order shares the machine out as for any playing request."""
+        if self.release_at is None or self.pacing.others.steps:
+            return 0.0
+        return max(0.0, self.release_at - self.now())
+
+    def upcoming(self, frames: int) -> list[Upcoming]:
+        """The sentences after the current one (of ``frames`` latent frames), estimated from
+        it: as many frames and as long a front-end per phoneme."""
+        started, phonemes, later = self._sentence
+        if not phonemes:
+            return []
+        front = max(0.0, self.now() - started)
+        self._front = front
+        return [
+            Upcoming(front * n / phonemes, round(frames * n / phonemes), LEAST_PAUSE_S)
+            for n in later
+        ]
+
     def plan(
         self,
         frames: int,
         frame_seconds: float,
         audible: Callable[[int], float],
         cut_frames: float = 0.0,
+        audible_of: Audible | None = None,
     ) -> Plan:
-        """A sentence's windows on this request's share of the learned speed."""
+        """A sentence's windows on this request's share of the learned speed, planned with
+        the sentences after it (``audible_of``: their audio as they decode)."""
         now = self.now()
         if self.first_latent is None:
             self.first_latent = now - self.started
-        lead = self.playback.lead(now)
+        lead = self.lead()
         sharing = self.planned_sharing()
-        speed = self.speed.assumed() / sharing.requests
+        # Alone, nothing playing yet: what is held back now is the one wait the listener
+        # hears, planned on the margin this machine's steadiness calls for.
+        alone = not self.pacing.others.steps
+        speed = self.speed.assumed(steady=lead <= 0 and alone) / sharing.requests
         delay = sharing.reserve * RESERVE_MARGIN
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames, delay)
+        later = self.upcoming(frames)
+        first = not self.plans and self.playback.played_until is None
+        if later and audible_of is not None and first and alone:
+            # A text's first sentence, alone on the machine: its listener starts once the
+            # text can play through. (With others, the turn order shares the machine out
+            # sentence by sentence: pacing/__init__.py.)
+            text = [Upcoming(0.0, frames), *later]
+            sizing = self.speed.assumed()
+            start = text_start(text, frame_seconds, speed, cut_frames, audible_of, sizing)
+            if start > plan.first_sound:
+                self.release_at = now + start
+                plan = plan_windows(frames, frame_seconds, speed, start, audible, cut_frames, delay)
         self.plans.append(plan)
         return plan
 
+    def release(self, made: T | None = None, seconds: float = 0.0) -> list[T]:
+        """What to send now of the audio made so far (``made``: the piece just made, if any,
+        ``seconds`` long): nothing while the text is held back for its start (see plan),
+        then all of it; the client plays what is sent as it arrives."""
+        if made is not None:
+            self._kept.append((made, seconds))
+        return [] if self.until_release() > 0 else self.flush()
+
+    def flush(self) -> list[T]:
+        """Everything still kept, sent now: the text is made, none of it can come late."""
+        kept, self._kept = self._kept, []
+        for _piece, seconds in kept:
+            self.playback.sent(seconds, self.now())
+        return [piece for piece, _seconds in kept]
+
     def sent(self, audio_seconds: float) -> None:
+        """Audio sent now, not through :meth:`release` (a caller that never holds a text)."""
         self.playback.sent(audio_seconds, self.now())
+
+    def lead(self) -> float:
+        """Seconds of audio the client has before it runs out: for a text held for its start,
+        the time until then and the audio kept for it."""
+        if (until := self.until_release()) > 0:
+            return until + sum(seconds for _piece, seconds in self._kept)
+        return self.playback.lead(self.now())
 
     def summary(self) -> str:
         """For the debug log: the speed assumed, the pre-roll and the windows."""

@@ -15,14 +15,15 @@ from typing import Protocol
 
 import numpy as np
 
+from .plan import plan_windows
 from .scheduler import Scheduler
 from .windows import (
+    MAX_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     RESERVE_MARGIN,
     SPEED_MARGIN,
     busy_seconds,
     fitting_window,
-    plan_windows,
 )
 
 HELD_WINDOW_FRAMES = 48
@@ -64,7 +65,11 @@ class SentenceDecode:
         self.cut = decoder.cut_frames
         self._audible = decoder.audible_frames
         self.plan = scheduler.plan(
-            frames, self.frame_seconds, lambda k: decoder.audible_frames(k, frames), self.cut
+            frames,
+            self.frame_seconds,
+            lambda k: decoder.audible_frames(k, frames),
+            self.cut,
+            decoder.audible_frames,
         )
         self.holding = self.plan.hold > self.plan.windows[0]
         """The sound waits (pre-roll) until the rest can follow without a gap."""
@@ -86,13 +91,27 @@ class SentenceDecode:
 
     def next_window(self) -> int:
         """The size of the window due now."""
+        size = self._window()
+        scheduler = self.scheduler
+        until = scheduler.until_release()
+        if until > 0:
+            # Held for the text's start: the step that ends by then sends it on time.
+            speed = scheduler.speed.assumed()
+            fits = math.floor(until * speed / self.frame_seconds - self.cut)
+            size = min(size, max(fits, MIN_WINDOW_FRAMES))
+        return size
+
+    def _window(self) -> int:
         left = self.frames - self.known
         if not self.windows and not self.holding:
             return min(self.plan.windows[0], left)
         if self.holding:
-            return min(HELD_WINDOW_FRAMES, left)
+            # Up to what the plan holds back in windows as large as decode fast; past it (a
+            # machine slower than planned), small ones, to release as soon as it can.
+            planned = self.plan.hold - self.known
+            return min(max(planned, HELD_WINDOW_FRAMES), MAX_WINDOW_FRAMES, left)
         scheduler = self.scheduler
-        lead = scheduler.playback.lead(scheduler.now())
+        lead = scheduler.lead()
         speed = min(scheduler.speed.assumed(), self.last_speed * SPEED_MARGIN)
         if lead * speed < (MIN_WINDOW_FRAMES + self.cut) * self.frame_seconds:  # behind
             return min(HELD_WINDOW_FRAMES, left)
@@ -134,8 +153,8 @@ class SentenceDecode:
         if rest == 0:
             return True
         sharing = self.scheduler.planned_sharing()
-        speed = self.speed_seen() * SPEED_MARGIN
-        cap = self.scheduler.speed.assumed() * SEEN_SPEED_CAP
+        speed = self.speed_seen() * self.scheduler.speed.margin()
+        cap = self.scheduler.speed.assumed(steady=True) * SEEN_SPEED_CAP
         assumed = min(speed, cap) / sharing.requests
         lead = sum(len(p) for p in self.held) / self.sample_rate
         base = self._audible(self.known, self.frames)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 MIN_WINDOW_FRAMES = 8
 """Smaller windows cost more in per-run overhead than they save."""
@@ -31,7 +30,18 @@ allocator hands them out fresh, page by page (BENCHMARKS.md, "Why windows are ca
 
 
 SPEED_MARGIN = 0.85
-"""Plan on this share of the speed measured: a machine's speed swings from window to window."""
+"""Plan on this share of the speed measured (its low percentile) until enough windows tell how
+much this machine's speed swings (see DecodeSpeed.margin)."""
+SPREAD_WINDOWS = 8
+"""Windows seen before the margin is read from their spread."""
+STEADY_DIP = 0.05
+"""A machine whose 10th-percentile window is this much (or more) below its median swings: the
+sound held back at a text's start keeps SPEED_MARGIN of its speed. A steadier one keeps less,
+down to STEADY_MARGIN when every window took the same: a slow board's pre-roll no longer pays
+a fixed 15 % of its work (seconds on a long sentence, issue 40). Windows sized while sound
+plays keep SPEED_MARGIN (the margins were chosen on a swinging machine: BENCHMARKS.md,
+"Pacing")."""
+STEADY_MARGIN = 0.97
 RESERVE_MARGIN = 1 / LEAD_USE
 """A sentence's first audio lasts this many times the other requests' work due after its first
 window: the margin every window keeps on the lead (BENCHMARKS.md, "Pacing")."""
@@ -77,34 +87,30 @@ class DecodeSpeed:
     def observed(self) -> int:
         return len(self._recent)
 
-    def assumed(self) -> float:
-        """A conservative speed: the 20th percentile of recent windows, times a margin."""
+    def assumed(self, steady: bool = False) -> float:
+        """A conservative speed: the 20th percentile of recent windows, times SPEED_MARGIN;
+        ``steady``: times the margin their spread calls for instead (see STEADY_DIP), for
+        the sound held back at a text's start, which no window sized later can make up."""
         with self._lock:
             recent = sorted(self._recent)
         if not recent:
             return self._initial
-        return recent[int(0.2 * (len(recent) - 1))] * self._margin
+        margin = self._spread_margin(recent) if steady else self._margin
+        return recent[int(0.2 * (len(recent) - 1))] * margin
 
+    def margin(self) -> float:
+        """The share of the speed seen that a held-back start keeps (see STEADY_DIP)."""
+        with self._lock:
+            recent = sorted(self._recent)
+        return self._spread_margin(recent)
 
-@dataclass(frozen=True)
-class Plan:
-    windows: list[int]
-    """Latent frames per window; the last reaches the end."""
-    first_sound: float
-    """Planned seconds from now to the first audio of the sentence (the pre-roll when the
-    sentence starts a request)."""
-    speed: float
-    lead: float
-    hold: int = 0
-    """Latent frames decoded before any of this sentence's audio is sent: more than the
-    first window when the sound must wait (pre-roll) for the rest to arrive in time."""
-
-
-@dataclass
-class _Simulation:
-    windows: list[int] = field(default_factory=list)
-    first_sound: float = 0.0
-    gap: bool = False
+    def _spread_margin(self, recent: list[float]) -> float:
+        if len(recent) < SPREAD_WINDOWS:
+            return self._margin
+        median, low = recent[len(recent) // 2], recent[int(0.1 * (len(recent) - 1))]
+        dip = (median - low) / median if median > 0 else 1.0
+        steadiness = max(0.0, 1.0 - dip / STEADY_DIP)
+        return self._margin + (STEADY_MARGIN - self._margin) * steadiness
 
 
 def fitting_window(
@@ -157,96 +163,3 @@ def _keeps_up(speed: float, frame_seconds: float, cut_frames: float) -> int:
     largest = MAX_WINDOW_FRAMES * frame_seconds
     decoding = (MAX_WINDOW_FRAMES + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
     return MAX_WINDOW_FRAMES if largest >= decoding else MIN_WINDOW_FRAMES
-
-
-def plan_windows(
-    frames: int,
-    frame_seconds: float,
-    speed: float,
-    lead: float,
-    audible: Callable[[int], float],
-    cut_frames: float = 0.0,
-    delay: float = 0.0,
-) -> Plan:
-    """Windows for a sentence of ``frames`` latent frames, decoding at ``speed`` with ``lead``
-    seconds of audio still to play; ``audible(known)`` is the frames of audio out once
-    ``known`` latent frames are decoded (the decoder holds back its right reach);
-    ``cut_frames`` is the work a cut adds, in frames decoded again; ``delay`` is other work
-    that runs after the first window, before the next."""
-    speed = max(speed, 1e-3)
-
-    def simulate(hold: int) -> _Simulation:
-        return _simulate(hold, frames, frame_seconds, speed, lead, audible, cut_frames, delay)
-
-    if lead > 0:
-        # Sound is playing: each window as large as the lead allows, sent as it comes.
-        as_they_come = simulate(0)
-        if not as_they_come.gap:
-            return Plan(as_they_come.windows, as_they_come.first_sound, speed, lead)
-    smallest = next(
-        (known for known in range(1, frames + 1) if audible(known) >= MIN_WINDOW_FRAMES), frames
-    )
-    # The smallest hold-back with no gap after it: less starves the windows after it (below
-    # real time). Scan upwards in growing steps, then narrow down between the last failing
-    # and the first working size. Holding back the whole sentence never gaps (one release, and
-    # a late start after a lead is a longer pause), so the scan always ends with a plan.
-    failed, hold = smallest - 1, smallest
-    while (trial := simulate(hold)).gap and hold < frames:
-        failed, hold = hold, min(frames, hold + max(1, hold // 8))
-    best, high = trial, hold
-    while high - failed > 1:
-        middle = (failed + high) // 2
-        trial = simulate(middle)
-        if trial.gap:
-            failed = middle
-        else:
-            best, high = trial, middle
-    return Plan(best.windows, best.first_sound, speed, lead, high)
-
-
-def _simulate(
-    hold: int,
-    frames: int,
-    frame_seconds: float,
-    speed: float,
-    lead: float,
-    audible: Callable[[int], float],
-    cut_frames: float,
-    delay: float,
-) -> _Simulation:
-    """Decode ``hold`` frames in windows of at most MAX_WINDOW_FRAMES and send their audio
-    at once, then each window as large as the lead allows, with ``delay`` seconds of other
-    work after the first window; note any gap after the first sound. A late start after a
-    lead is a longer pause between sentences, not a gap."""
-    result = _Simulation()
-    known, now, played_until = 0, 0.0, lead
-    held, sounding = 0.0, False
-    while known < frames:
-        if known < hold:
-            size = min(max(hold - known, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, frames - known)
-            if frames - known - size < MIN_WINDOW_FRAMES:
-                size = frames - known
-        else:
-            size = fitting_window(
-                max(0.0, played_until - now), speed, frame_seconds, cut_frames, frames - known
-            )
-        heard_before = audible(known)
-        now += (size + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
-        known += size
-        result.windows.append(size)
-        held += (audible(known) - heard_before) * frame_seconds
-        if known >= hold and held > 0:
-            late = now > played_until
-            if not sounding:
-                result.first_sound = now
-                # After a lead, a late first window is silence after sound, unless the plan
-                # holds back on purpose: then it is a longer pause between sentences.
-                result.gap = late and lead > 0 and hold == 0
-            else:
-                result.gap = result.gap or late
-            sounding = True
-            played_until = max(played_until, now) + held
-            held = 0.0
-        if len(result.windows) == 1:
-            now += delay
-    return result

@@ -7,6 +7,7 @@ decoder's timing model (machine_model.py): what each client hears.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 from decoder_model import FakeClock
@@ -281,3 +282,16 @@ async def test_a_waiter_that_goes_away_does_not_hold_up_the_others() -> None:
     await holder
     with pytest.raises(asyncio.CancelledError):
         await gone
+
+
+def test_a_machine_that_cannot_serve_everyone_says_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Eight at once on a decoder of 6x real time: more than it can play without gaps. The
+    log says so once, with the demand and the speed, and once more when it keeps up again."""
+    with caplog.at_level(logging.INFO, "wyoming_hayakoe.pacing.windows"):
+        play([Request(0.0, two_sentences()) for _ in range(8)] + [Request(30.0, [150])], 6.0)
+    said = [r.getMessage() for r in caplog.records]
+    (overload,) = [m for m in said if "syntheses at once" in m]
+    assert overload.startswith("8 syntheses at once need 8 times real time") and "6.0x" in overload
+    assert said[-1] == "The machine keeps up with its listeners again"

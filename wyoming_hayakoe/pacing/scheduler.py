@@ -15,6 +15,12 @@ from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Sharing
 
 T = TypeVar("T")
 
+TEXT_HOLD_S = 0.25
+"""A text is held for its start only when that is this much later than its first sentence's
+own plan: on a machine that keeps up, the few windows the whole text would add are not worth
+the lead they take (measured on the swinging decoder of the simulations: held for less, one
+run in ten fell silent inside a sentence)."""
+
 LEAST_PAUSE_S = 0.08
 """The pause planned before a later sentence: the least one a sentence gets (its restored
 pause is known only once it is predicted)."""
@@ -108,10 +114,16 @@ class Scheduler:
         the machine cannot keep every listener playing (its speed divided among them below
         real time), since no plan avoids silence then and alone each is heard soonest
         (BENCHMARKS.md, "Pacing")."""
-        sharing = self.pacing.others.sharing(max(self.now(), self.pacing.deadline()))
+        sharing = self.shared()
         if sharing.requests > 1 and self.speed.assumed() < sharing.requests:
+            self.speed.overloaded(sharing.requests)
             return ALONE
+        self.speed.overloaded(0)
         return sharing
+
+    def shared(self) -> Sharing:
+        """What else uses the machine, however little of it is left for this request."""
+        return self.pacing.others.sharing(max(self.now(), self.pacing.deadline()))
 
     def begin_sentence(self, phonemes: int, later: Sequence[int] = ()) -> None:
         """A sentence of ``phonemes`` starts its front-end now; ``later``: the phonemes of
@@ -179,7 +191,7 @@ class Scheduler:
             text = [Upcoming(0.0, frames), *later]
             sizing = self.speed.assumed()
             start = text_start(text, frame_seconds, speed, cut_frames, audible_of, sizing)
-            if start > plan.first_sound:
+            if start > plan.first_sound + TEXT_HOLD_S:
                 self.release_at = now + start
                 plan = plan_windows(frames, frame_seconds, speed, start, audible, cut_frames, delay)
         self.plans.append(plan)

@@ -9,10 +9,13 @@ the pause after a sentence and the next one's front-end count as slack.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import deque
 from dataclasses import dataclass
+
+_LOGGER = logging.getLogger(__name__)
 
 MIN_WINDOW_FRAMES = 8
 """Smaller windows cost more in per-run overhead than they save."""
@@ -76,6 +79,23 @@ class DecodeSpeed:
         self._initial, self._margin = initial, margin
         self._recent: deque[float] = deque(maxlen=keep)
         self._lock = threading.Lock()
+        self._overloaded = False
+
+    def overloaded(self, requests: int) -> None:
+        """``requests`` syntheses share the machine, more than this speed serves at real time
+        (0: it keeps up): said once in the log, with the figures, until it keeps up again."""
+        if requests and not self._overloaded:
+            _LOGGER.warning(
+                "%d syntheses at once need %d times real time of decoding; this voice decodes "
+                "at %.1fx here: their listeners hear pauses between sentences (said once, "
+                "until it keeps up again)",
+                requests,
+                requests,
+                self.assumed() / self._margin,
+            )
+        elif not requests and self._overloaded:
+            _LOGGER.info("The machine keeps up with its listeners again")
+        self._overloaded = requests > 0
 
     def observe(self, audio_seconds: float, seconds: float) -> None:
         """One decoded window: its audio length and the time it took."""

@@ -32,7 +32,7 @@ from tools.benchmark import (
 from tools.benchmark.ours import Server, server_options
 from tools.benchmark.procinfo import machine
 from tools.benchmark.results import Results, from_json, to_json
-from tools.benchmark.slow_board import slow_board
+from tools.benchmark.slow_board import busy_core, slow_board
 from tools.benchmark.texts import QUICK, TEXTS
 
 _LOGGER = logging.getLogger("tools.benchmark")
@@ -100,6 +100,17 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="TREE",
         help="with --several-clients: also run the server of this other checkout (with its own "
         ".venv) side by side, one client at a time, and compare",
+    )
+    parser.add_argument(
+        "--one-word",
+        action="store_true",
+        help="a one-word request (「はい。」) before each measured one, on both sides",
+    )
+    parser.add_argument(
+        "--busy-core",
+        action="store_true",
+        help="a busy loop on one CPU while both sides run where they like (a machine slowed "
+        "near real time, not pinned)",
     )
     parser.add_argument(
         "--decoders",
@@ -209,6 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         wyoming_bench=not args.no_wyoming_bench,
         parity=not args.no_parity,
         uncached=_uncached_options(),
+        one_word=args.one_word,
     )
     res = Results(
         machine=machine(),
@@ -230,12 +242,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         work / "logs",
     )
     started = time.monotonic()
-    with slow_board() if args.slow_board else nullcontext(-1) as cpu:
-        if cpu >= 0:
+    if args.one_word:
+        res.settings["before each measured request"] = "「はい。」, on both sides"
+    condition = slow_board() if args.slow_board else busy_core() if args.busy_core else None
+    with condition or nullcontext(-1) as cpu:
+        if cpu >= 0 and args.slow_board:
             res.settings["condition"] = (
                 f"simulated slow board: each side pinned to CPU {cpu} (taskset) next to a "
                 "CPU-bound busy loop, 1 thread"
             )
+        elif cpu >= 0:
+            res.settings["condition"] = f"a CPU-bound busy loop on CPU {cpu}, both sides free"
         server, ref = runner.startup_phase(cfg, res)
         try:
             runner.repeat_phase(cfg, server, ref, res)

@@ -23,6 +23,7 @@ from tools.server_process import REPO_ROOT
 _LOGGER = logging.getLogger(__name__)
 
 SHORT = TEXTS["short"].text
+ONE_WORD = BenchText("one word", "「はい。」", "はい。", None)
 PARITY_TEXT = TEXTS["long"].text
 PARITY_FLAGS = ("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0")
 
@@ -41,6 +42,9 @@ class Config:
     parity: bool
     uncached: tuple[str, ...] = ()
     """Server options that turn its audio cache off, for the phases that time synthesis."""
+    one_word: bool = False
+    """A one-word request (ONE_WORD) before each measured one, on both sides: a voice
+    assistant's "はい。" before its answer (issue 40)."""
 
     def log(self, name: str) -> Path:
         (self.work / "logs").mkdir(parents=True, exist_ok=True)
@@ -165,6 +169,8 @@ def timing_phase(cfg: Config, server: Server, ref: Reference, res: Results) -> N
     for round_index in range(cfg.rounds):
         for text in cfg.texts:
             timings = res.timings.setdefault(text.key, TextTimings())
+            if cfg.one_word:
+                _measure_text(server, ref, ONE_WORD, round_index % 2 == 0, None)
             _measure_text(server, ref, text, round_index % 2 == 0, timings)
             ours, gen = timings.ours[-1], timings.reference_generate[-1]
             _LOGGER.info(

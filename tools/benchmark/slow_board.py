@@ -22,18 +22,35 @@ def command_prefix() -> list[str]:
 
 
 @contextmanager
-def slow_board(cpu: int | None = None) -> Iterator[int]:
-    """Pin measured processes to ``cpu`` (default: the last usable one) and keep a CPU-bound
-    process busy on it until the block ends."""
-    if shutil.which("taskset") is None:
-        raise RuntimeError("the slow-board condition needs taskset (util-linux)")
+def busy_core(cpu: int | None = None) -> Iterator[int]:
+    """Keep a CPU-bound process busy on ``cpu`` (default: the last usable one) while the
+    measured processes run where they like: a machine slowed, not pinned (issue 40)."""
     cpu = max(os.sched_getaffinity(0)) if cpu is None else cpu
-    burner = subprocess.Popen(
+    burner = _burner(cpu)
+    try:
+        yield cpu
+    finally:
+        burner.kill()
+        burner.wait()
+
+
+def _burner(cpu: int) -> subprocess.Popen[bytes]:
+    if shutil.which("taskset") is None:
+        raise RuntimeError("a busy CPU needs taskset (util-linux)")
+    return subprocess.Popen(
         ["taskset", "-c", str(cpu), sys.executable, "-c", "while True: pass"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+@contextmanager
+def slow_board(cpu: int | None = None) -> Iterator[int]:
+    """Pin measured processes to ``cpu`` (default: the last usable one) and keep a CPU-bound
+    process busy on it until the block ends."""
+    cpu = max(os.sched_getaffinity(0)) if cpu is None else cpu
+    burner = _burner(cpu)
     _prefix[:] = ["taskset", "-c", str(cpu)]
     try:
         yield cpu

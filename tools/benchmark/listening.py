@@ -48,16 +48,6 @@ QUIET = 0.02
 """Quiet: an RMS under this share of the response's peak (-34 dB)."""
 
 
-def gapless_start(chunks: Iterable[tuple[float, float]]) -> float:
-    """The earliest time playback could have started and never waited: each chunk has
-    arrived by the time the audio before it has played."""
-    need, played = 0.0, 0.0
-    for arrival, duration in chunks:
-        need = max(need, arrival - played)
-        played += duration
-    return need
-
-
 def waits(chunks: Iterable[tuple[float, float]], pcm: bytes, rate: int) -> list[Wait]:
     """Every wait of a client playing chunks on arrival, placed in the 16-bit ``pcm``."""
     import numpy as np

@@ -22,7 +22,8 @@ import pytest
 
 from wyoming_hayakoe.compiling.graphs.decoder_stages import cut_decoder_stages, stage_path
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import WEIGHTS, split_synthesizer
-from wyoming_hayakoe.inference.decoder import Decoder, open_decoder
+from wyoming_hayakoe.inference.decoder import Decoder
+from wyoming_hayakoe.inference.stages import open_decoder
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 from wyoming_hayakoe.voices.config import DecoderShape
 

@@ -115,7 +115,8 @@ def stage_timed_decoder(clock: FakeClock, speed: float) -> Any:
     """The full-size voice's stage-wise decoder (its rates, reaches and shares of the work),
     run by the real streaming code on stages that only take their time: ``speed`` times real
     time through the whole decoder, and WINDOW_OVERHEAD_S per window (its first stage's run)."""
-    from wyoming_hayakoe.inference.decoder import Decoder, Stage, cut_cost, sample_costs
+    from wyoming_hayakoe.inference.decoder import Decoder, Stage
+    from wyoming_hayakoe.inference.stages import cut_cost, sample_costs
 
     reaches = [(1, 3, 3), (8, 8, 8), (8, 8, 8), (2, 32, 32), (2, 30, 30), (2, 32, 32)]
     weights = [3_400_000, 8_400_000, 2_100_000, 530_000, 130_000, 33_000]  # bytes, full voice

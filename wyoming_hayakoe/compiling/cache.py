@@ -36,6 +36,7 @@ import onnxruntime as ort
 
 from .. import __version__
 from ..inference import decoder as decoder_module
+from ..inference import stages as stages_module
 from .self_check import CHECK_VERSION
 
 _LOGGER = logging.getLogger(__name__)
@@ -247,9 +248,11 @@ def _source_facts(source: Path) -> dict[str, Any]:
 
 
 def _decoding_code() -> str:
-    """A digest of the windowing code: a change to it compiles (and checks) a voice again."""
+    """A digest of the windowing code and the stages' reaches: a change to either compiles
+    (and checks) a voice again."""
     try:
-        source = Path(decoder_module.__file__).read_bytes()
+        files = [str(m.__file__) for m in (decoder_module, stages_module)]
+        source = b"".join(Path(file).read_bytes() for file in files)
     except (OSError, TypeError):  # installed without sources: the release decides
         source = __version__.encode()
     return hashlib.sha256(source).hexdigest()[:12]

@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..inference.decoder import Decoder, open_decoder
+from ..inference.decoder import Decoder
+from ..inference.stages import open_decoder
 from ..pacing.windows import KEEP_UP, SPEED_MARGIN
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape

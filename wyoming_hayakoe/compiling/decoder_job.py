@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ..inference.decoder import Decoder, open_decoder
+from ..inference.decoder import Decoder
+from ..inference.stages import open_decoder
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from .cache import new_record, write_record
 from .decoder_choice import FAST_BELOW_SPEED

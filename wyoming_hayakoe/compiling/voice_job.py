@@ -27,8 +27,8 @@ import numpy as np
 from ..errors import ModelFileError
 from ..inference import audio as pcm
 from ..inference.calibration import gain_file
-from ..inference.decoder import open_decoder
 from ..inference.inputs import SYNTHESIZER_NAMES, InputNames
+from ..inference.stages import open_decoder
 from ..inference.synthesizer import front_outputs, sentence_audio
 from ..runtime import model_io
 from ..runtime.sessions import RuntimeSettings, release_freed_heap

@@ -26,8 +26,9 @@ import onnxruntime as ort
 
 from ..errors import ModelFileError
 from ..inference.calibration import Calibration
-from ..inference.decoder import Decoder, open_decoder
+from ..inference.decoder import Decoder
 from ..inference.inputs import SYNTHESIZER_NAMES, InputNames
+from ..inference.stages import open_decoder
 from ..memory import memory_seen
 from ..runtime import model_io
 from ..runtime.sessions import RuntimeSettings

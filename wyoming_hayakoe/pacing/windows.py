@@ -37,14 +37,18 @@ SPEED_MARGIN = 0.85
 much this machine's speed swings (see DecodeSpeed.margin)."""
 SPREAD_WINDOWS = 8
 """Windows seen before the margin is read from their spread."""
-STEADY_DIP = 0.05
-"""A machine whose 10th-percentile window is this much (or more) below its median swings: the
-sound held back at a text's start keeps SPEED_MARGIN of its speed. A steadier one keeps less,
-down to STEADY_MARGIN when every window took the same: a slow board's pre-roll no longer pays
-a fixed 15 % of its work (seconds on a long sentence, issue 40). Windows sized while sound
-plays keep SPEED_MARGIN (the margins were chosen on a swinging machine: BENCHMARKS.md,
-"Pacing")."""
-STEADY_MARGIN = 0.97
+STEADY_Z = 2.0
+PREROLL_WINDOWS = 8
+"""The sound held back at a text's start (alone on the machine) waits for the rest of the
+sentence, decoded in about this many windows: their total swings by 1/sqrt(8) of what one
+window's speed does. So it plans on the median window, less STEADY_Z times that swing (the
+spread read from how far the 10th percentile lies under the median). On a slow board whose
+windows kept within 3 % of each other, that is 2-3 %, where a fixed 15 % under the 20th
+percentile started an 11 s sentence 2.5 s later than the machine needed (issue 40). Windows
+sized while sound plays keep SPEED_MARGIN (the margins were chosen on a swinging machine:
+BENCHMARKS.md, "Pacing")."""
+STEADY_RANGE = (0.6, 0.97)
+"""The share of the median a held-back start keeps, however steady or not its windows."""
 RESERVE_MARGIN = 1 / LEAD_USE
 """A sentence's first audio lasts this many times the other requests' work due after its first
 window: the margin every window keeps on the lead (BENCHMARKS.md, "Pacing")."""
@@ -109,17 +113,18 @@ class DecodeSpeed:
 
     def assumed(self, steady: bool = False) -> float:
         """A conservative speed: the 20th percentile of recent windows, times SPEED_MARGIN;
-        ``steady``: times the margin their spread calls for instead (see STEADY_DIP), for
+        ``steady``: their median times the margin their spread calls for (see STEADY_Z), for
         the sound held back at a text's start, which no window sized later can make up."""
         with self._lock:
             recent = sorted(self._recent)
         if not recent:
             return self._initial
-        margin = self._spread_margin(recent) if steady else self._margin
-        return recent[int(0.2 * (len(recent) - 1))] * margin
+        if steady and len(recent) >= SPREAD_WINDOWS:
+            return recent[len(recent) // 2] * self._spread_margin(recent)
+        return recent[int(0.2 * (len(recent) - 1))] * self._margin
 
     def margin(self) -> float:
-        """The share of the speed seen that a held-back start keeps (see STEADY_DIP)."""
+        """The share of the speed seen that a held-back start keeps (see STEADY_Z)."""
         with self._lock:
             recent = sorted(self._recent)
         return self._spread_margin(recent)
@@ -128,9 +133,9 @@ class DecodeSpeed:
         if len(recent) < SPREAD_WINDOWS:
             return self._margin
         median, low = recent[len(recent) // 2], recent[int(0.1 * (len(recent) - 1))]
-        dip = (median - low) / median if median > 0 else 1.0
-        steadiness = max(0.0, 1.0 - dip / STEADY_DIP)
-        return self._margin + (STEADY_MARGIN - self._margin) * steadiness
+        spread = (median - low) / median / 1.28 if median > 0 else 1.0  # a normal's 10th pct
+        margin = 1.0 - STEADY_Z * spread / math.sqrt(PREROLL_WINDOWS)
+        return min(max(margin, STEADY_RANGE[0]), STEADY_RANGE[1])
 
 
 def fitting_window(

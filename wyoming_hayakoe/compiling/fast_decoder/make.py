@@ -186,9 +186,10 @@ class VariantMaker:
         return timing
 
     def build(self, precision: Precision, target: Path) -> None:
+        if precision.equalized and not self._equalize_once():
+            raise ValueError("equalized, but this graph has no pair to equalize")
         plain = self._equalized if precision.equalized else self.plain
-        if plain is None:
-            raise ValueError("equalized, but nothing could be")
+        assert plain is not None
         histograms = self.histograms(precision.equalized)
         convs = self.generator.convs(precision.int8_groups)
         ranges = ranges_for(self.model, convs, histograms, precision)

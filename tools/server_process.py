@@ -36,10 +36,20 @@ def tiny_style_names() -> list[str]:
     return sorted(style2id, key=style2id.__getitem__)
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port free now and not handed out before in this process: a test that takes one for
+    the web page and then starts a server that takes another must not get the same one twice
+    (the kernel may give a just-closed port again, and neither is bound until the server is)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def server_env(tree: Path = REPO_ROOT) -> dict[str, str]:

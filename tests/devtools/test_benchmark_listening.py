@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.benchmark.listening import listen
+from tools.benchmark.listening import listen, waits
 
 
 def test_chunks_that_arrive_in_time_play_without_a_pause() -> None:
@@ -21,6 +21,24 @@ def test_a_late_chunk_makes_the_listener_wait() -> None:
 
 def test_nothing_heard() -> None:
     assert listen([]).end_s == 0.0
+
+
+def test_a_wait_next_to_silence_is_a_longer_pause_and_one_between_sounds_a_cut() -> None:
+    """One second of sound, 0.3 s of silence (a restored pause), one second of sound, in
+    chunks of 0.5 s and 0.3 s: the late chunk after the first second waits where silence
+    follows, the one in the middle of the second second where sound is on both sides."""
+    import numpy as np
+
+    rate = 1000
+    noise = np.random.default_rng(0).uniform(-0.5, 0.5, rate)
+    audio = np.concatenate([noise, np.zeros(300), noise])
+    pcm = (audio * 32767).astype("<i2").tobytes()
+    chunks = [(0.0, 0.5), (0.1, 0.5), (2.0, 0.3), (2.1, 0.5), (4.0, 0.5)]
+    found = waits(chunks, pcm, rate)
+    assert [(w.at_s, round(w.seconds, 3), w.in_a_pause) for w in found] == [
+        (1.0, 1.0, True),
+        (1.8, 1.2, False),
+    ]
 
 
 def test_the_ideal_schedule_cannot_sound_before_the_first_latent() -> None:

@@ -91,3 +91,28 @@ def test_the_speed_learned_is_the_speed_the_plan_assumes(true_speed: float) -> N
     assert len(scheduler.decoded[0]) >= 3, "windows of several sizes were timed"
     learned = scheduler.speed.assumed() / SPEED_MARGIN
     assert learned == pytest.approx(true_speed, rel=1e-6)
+
+
+def test_a_sentence_is_between_sentences_until_it_sounds_and_again_once_all_of_it_is_out() -> None:
+    """What the turn order reads of a request (Pacing.between_sentences): from the moment a
+    sentence begins until its first audio goes out, and again once its last audio is out,
+    a wait for its next step is heard as a pause; in between it is inside the sentence."""
+    clock = FakeClock()
+    speed = DecodeSpeed()
+    for _ in range(10):
+        speed.observe(3.0, 1.0)
+    pacing = Pacing(PlaybackClock())
+    scheduler = Scheduler(speed, pacing, now=clock)
+    assert pacing.between_sentences
+    scheduler.begin_sentence(75)
+    decoder = TimedDecoder(clock, lambda _now: 3.0)
+    latent = np.zeros((1, 2, 300), dtype=np.float32)
+    states = []
+    for piece in decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler):  # type: ignore[arg-type]
+        if piece is not None:
+            scheduler.sent(len(piece) / SAMPLE_RATE)
+            states.append(pacing.between_sentences)
+    assert len(states) >= 3
+    assert states[-1] and not any(states[:-1])
+    scheduler.begin_sentence(75)
+    assert pacing.between_sentences

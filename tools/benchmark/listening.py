@@ -43,7 +43,9 @@ class Wait:
 
 
 PAUSE_WINDOW_S = 0.04
-"""The audio this long either side of a wait must be quiet for it to fall in a pause."""
+"""A wait falls in a pause when the audio this long before it or after it is quiet: next to
+silence it is heard as a longer pause (a sentence's end, or the pause restored before the next
+one, whatever a voice of random weights makes on the other side); between sounds it cuts."""
 QUIET = 0.02
 """Quiet: an RMS under this share of the response's peak (-34 dB)."""
 
@@ -59,9 +61,9 @@ def waits(chunks: Iterable[tuple[float, float]], pcm: bytes, rate: int) -> list[
         if playhead is not None and arrival > playhead:
             middle = round(played * rate)
             half = round(PAUSE_WINDOW_S * rate)
-            around = audio[max(0, middle - half) : middle + half]
-            rms = float(np.sqrt(np.mean(around**2))) if around.size else 0.0
-            found.append(Wait(played, arrival - playhead, rms <= QUIET * peak))
+            sides = (audio[max(0, middle - half) : middle], audio[middle : middle + half])
+            quiet = any(side.size and np.sqrt(np.mean(side**2)) <= QUIET * peak for side in sides)
+            found.append(Wait(played, arrival - playhead, bool(quiet)))
         playhead = (arrival if playhead is None else max(arrival, playhead)) + duration
         played += duration
     return found

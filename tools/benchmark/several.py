@@ -10,7 +10,8 @@ Modes, each over ``--rounds`` rounds with the audio cache off (so every round sy
   tree's, side by side in the same run (first sound, total, memory).
 
 Every client plays each chunk as it arrives (listening.py): its first sound, its longest
-silence once playing, and when its audio ended are what is reported, against the targets.
+silence once playing (and of those, the longest inside speech and the longest in a pause
+between sentences), and when its audio ended are what is reported, against the targets.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tools.benchmark.listening import waits
 from tools.benchmark.ours import Sample, Server, read_audio, request_event, wyoming_client
 from tools.benchmark.texts import ANNOUNCEMENTS
 
@@ -46,6 +48,8 @@ class SeveralResults:
     """Mode -> rounds -> each client."""
     baseline: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     """Tree ("this", "baseline") -> metric -> values."""
+    waits: dict[str, list[list[tuple[float, float]]]] = field(default_factory=dict)
+    """Mode -> rounds -> each client's longest wait (inside speech, in a pause)."""
 
 
 async def _at_once(port: int, texts: Sequence[str], voice: str | None) -> list[Sample]:
@@ -60,7 +64,10 @@ async def _at_once(port: int, texts: Sequence[str], voice: str | None) -> list[S
         )
         return list(
             await asyncio.gather(
-                *(read_audio(c, started, t) for c, t in zip(clients, texts, strict=True))
+                *(
+                    read_audio(c, started, t, keep_pcm=True)
+                    for c, t in zip(clients, texts, strict=True)
+                )
             )
         )
     finally:
@@ -83,6 +90,7 @@ def run_modes(server: Server, rounds: int, res: SeveralResults) -> None:
         for mode, texts in modes.items():
             samples = asyncio.run(_at_once(server.port, texts, voice))
             res.at_once.setdefault(mode, []).append(samples)
+            res.waits.setdefault(mode, []).append([_longest_waits(s) for s in samples])
             _LOGGER.info(
                 "round %d, %s: first sound %s s, longest silence %s s",
                 round_index + 1,
@@ -90,6 +98,16 @@ def run_modes(server: Server, rounds: int, res: SeveralResults) -> None:
                 " ".join(f"{s.first_s:.2f}" for s in samples),
                 " ".join(f"{s.longest_silence_s:.2f}" for s in samples),
             )
+
+
+def _longest_waits(sample: Sample) -> tuple[float, float]:
+    """The longest wait inside speech and the longest in a pause, for a client playing on
+    arrival (listening.py places each wait in the audio)."""
+    rate = round(len(sample.pcm) / 2 / sample.audio_s)  # 16-bit mono
+    found = waits(sample.arrivals, sample.pcm, rate)
+    in_speech = [w.seconds for w in found if not w.in_a_pause]
+    in_pause = [w.seconds for w in found if w.in_a_pause]
+    return max(in_speech, default=0.0), max(in_pause, default=0.0)
 
 
 def run_baseline(ours: Server, theirs: Server, rounds: int, res: SeveralResults) -> None:
@@ -119,18 +137,29 @@ def markdown(res: SeveralResults) -> str:
     """The report: every client's numbers (medians over the rounds) against the targets."""
     lines = ["## Several clients at once", ""]
     lines += [f"- {key}: {value}" for key, value in res.settings.items()]
-    lines += ["", "| mode | client | first sound | longest silence | finished | target | met? |"]
-    lines += ["|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| mode | client | first sound | longest silence | of it in speech / in a pause "
+        "| finished | target | met? |",
+    ]
+    lines += ["|---|---|---|---|---|---|---|---|"]
     for mode, rounds in res.at_once.items():
         for index in range(len(rounds[0])):
             samples = [r[index] for r in rounds]
             first = statistics.median(s.first_s for s in samples)
             silence = max(s.longest_silence_s for s in samples)
+            found = [r[index] for r in res.waits.get(mode, [])]
+            placed = (
+                f"{max(w[0] for w in found):.3f} / {max(w[1] for w in found):.3f} s"
+                if found
+                else "-"
+            )
             finished = statistics.median(s.total_s for s in samples)
             target = FIRST_SOUND_TARGET_S[mode]
             met = first <= target and (mode == "8 different" or silence <= SILENCE_TARGET_S)
             lines.append(
-                f"| {mode} | {index + 1} | {first:.3f} s | {silence:.3f} s | {finished:.2f} s "
+                f"| {mode} | {index + 1} | {first:.3f} s | {silence:.3f} s | {placed} "
+                f"| {finished:.2f} s "
                 f"| first ≤ {target} s{'' if mode == '8 different' else ', silence ≤ 0.05 s'} "
                 f"| {'yes' if met else 'NO'} |"
             )

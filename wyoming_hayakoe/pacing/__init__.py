@@ -15,7 +15,10 @@ newer one: a request ages, it never starves); a playing one is due when its clie
 Two exceptions for a young new request: several arriving together first run each its first
 sentence's front-end, then each its first windows (each then plans its start knowing the
 others' first steps are done: all are heard close together, without gaps); and a playing
-request whose audio would run out before the new request's next step goes first.
+request whose audio would run out before the new request's next step goes first. A request
+whose sentence has not sounded yet (a new one, or a playing one between two sentences) always
+lets a request inside a sentence that would run dry go first: its wait is heard as a pause,
+the other's as a cut word.
 
 **How large the next window is** (windows.py, sentence.py, on the synthesis thread): as
 large as the audio still to play allows on the speed learned here, so windows grow with the
@@ -28,6 +31,10 @@ through the others' steps due before its next one (:class:`~.windows.Sharing`).
 context before it, its last runs every stage's held-back samples), so short requests teach
 the same speed as long ones. The pre-roll of a request alone keeps a margin read from how
 steady the windows were; windows sized while sound plays keep the fixed one.
+
+**More listeners than the machine keeps playing** (its speed divided among them below real
+time): each sentence sounds only once it is decoded whole, so the shortage is heard as later
+first sounds and longer pauses between sentences, never inside one.
 
 **A text, alone on a slow machine** (plan.py): its first sentence is planned with the next
 ones, estimated from their phonemes; the listener starts once the text can play through, and

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .plan import Audible, Plan, Upcoming, plan_windows, text_start
@@ -70,6 +70,10 @@ class Pacing:
     others: Others = NOBODY
     """Handed over by the turn order each time it grants this synthesis a step, before the
     step runs (the engine never calls back into it)."""
+    between_sentences: bool = True
+    """None of its current sentence's audio has gone out, or all of it has: a wait for its
+    next step is heard as a longer pause (or a later first sound), not as a silence inside a
+    sentence."""
 
     def deadline(self) -> float:
         """When its listener needs the next piece: at once (when it arrived) until it sounds,
@@ -101,25 +105,33 @@ class Scheduler:
         """When the listener starts to hear a text held back as a whole (None: as its
         first sentence's plan says)."""
         self._sentence: tuple[float, int, tuple[int, ...]] = (now(), 0, ())
+        """When the sentence being made started, its phonemes, and those of the sentences
+        after it in the text (see begin_sentence)."""
+        self._sentence_made = False
+        """The current sentence's last window is decoded."""
         self._kept: list[tuple[Any, float]] = []
         self._front: float | None = None
         """The current sentence's front-end, once its plan has measured it."""
-        """When the sentence being made started, its phonemes, and those of the sentences
-        after it in the text (see begin_sentence)."""
         self.decoded: list[list[int]] = []
         """The windows each sentence was decoded in (sized as the audio came out)."""
 
     def planned_sharing(self) -> Sharing:
         """What else uses the machine as this request's windows are planned: as if alone when
         the machine cannot keep every listener playing (its speed divided among them below
-        real time), since no plan avoids silence then and alone each is heard soonest
-        (BENCHMARKS.md, "Pacing")."""
+        real time): its sentences then sound only once whole (see plan), each decoded as fast
+        as the machine goes (BENCHMARKS.md, "Pacing")."""
         sharing = self.shared()
-        if sharing.requests > 1 and self.speed.assumed() < sharing.requests:
+        if self.overloaded(sharing):
             self.speed.overloaded(sharing.requests)
             return ALONE
         self.speed.overloaded(0)
         return sharing
+
+    def overloaded(self, sharing: Sharing | None = None) -> bool:
+        """Whether the syntheses sharing the machine need more than it decodes: then no plan
+        keeps every listener playing, and each sentence sounds only once it is whole."""
+        sharing = sharing or self.shared()
+        return sharing.requests > 1 and self.speed.assumed() < sharing.requests
 
     def shared(self) -> Sharing:
         """What else uses the machine, however little of it is left for this request."""
@@ -139,6 +151,13 @@ class Scheduler:
                 self.release_at = now
         self._sentence = (now, phonemes, tuple(later))
         self._front = None
+        self._sentence_made = False
+        self.pacing.between_sentences = True
+
+    def sentence_made(self) -> None:
+        """The current sentence's last window is decoded: once its audio is out, the next
+        step begins the next sentence."""
+        self._sentence_made = True
 
     def until_release(self) -> float:
         """Seconds until a text held for its start is released (0: not held). Held only while
@@ -182,6 +201,10 @@ class Scheduler:
         speed = self.speed.assumed(steady=lead <= 0 and alone) / sharing.requests
         delay = sharing.reserve * RESERVE_MARGIN
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames, delay)
+        if self.overloaded():
+            # The shortage is spent before the sentence, where it is heard as a pause; the
+            # turn order lets the sentences already sounding finish first (turns.py).
+            plan = replace(plan, hold=frames)
         later = self.upcoming(frames)
         first = not self.plans and self.playback.played_until is None
         if later and audible_of is not None and first and alone:
@@ -210,11 +233,14 @@ class Scheduler:
         kept, self._kept = self._kept, []
         for _piece, seconds in kept:
             self.playback.sent(seconds, self.now())
+        if kept:
+            self.pacing.between_sentences = self._sentence_made
         return [piece for piece, _seconds in kept]
 
     def sent(self, audio_seconds: float) -> None:
         """Audio sent now, not through :meth:`release` (a caller that never holds a text)."""
         self.playback.sent(audio_seconds, self.now())
+        self.pacing.between_sentences = self._sentence_made
 
     def lead(self) -> float:
         """Seconds of audio the client has before it runs out: for a text held for its start,

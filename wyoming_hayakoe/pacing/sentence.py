@@ -136,6 +136,8 @@ class SentenceDecode:
         self.busy += busy
         if audio is not None:
             self.held.append(audio)
+        if self.done:
+            self.scheduler.sentence_made()
         if not self.held or (self.holding and not self._rest_follows_in_time()):
             return None
         self.holding = False
@@ -152,6 +154,8 @@ class SentenceDecode:
         rest = self.frames - self.known
         if rest == 0:
             return True
+        if self.plan.hold >= self.frames and self.scheduler.overloaded():
+            return False  # planned whole: more listeners than the machine keeps playing
         sharing = self.scheduler.planned_sharing()
         speed = self.speed_seen() * self.scheduler.speed.margin()
         cap = self.scheduler.speed.assumed(steady=True) * SEEN_SPEED_CAP

@@ -22,8 +22,10 @@ sentence's front-end and first window on the full-size voice, 2 cores (BENCHMARK
 FIRST_SOUND_WEIGHT = 0.3
 """Weight of the latest request in the running estimate of the work before a first sound."""
 RESCUE_AGE_S = 0.5
-"""How long a new request may wait behind playing requests that would otherwise fall silent:
-less left them silent longer, more delayed first sounds (BENCHMARKS.md, "Pacing")."""
+"""How long the first steps of requests arriving together, and playing requests that would
+otherwise pause longer between two sentences, go before the earliest new request: less left
+them silent longer, more delayed first sounds (BENCHMARKS.md, "Pacing"). Requests inside a
+sentence that would run dry go first however long it has waited (see TurnOrder.choose)."""
 
 
 @dataclass(eq=False)
@@ -91,22 +93,34 @@ class TurnOrder:
         demand.pacing.others = self.others(demand)
 
     def choose(self, waiting: Sequence[Demand]) -> Demand:
-        """The earliest deadline; while the earliest new request has waited less than
-        RESCUE_AGE_S, requests that have not run a step go first (so several arriving together
-        each plan their pre-roll knowing the others' first steps are done), and then a playing
-        request whose audio would run out before that step and its own goes first."""
+        """The earliest deadline, unless its wait would be heard only as a pause (its sentence
+        has not sounded yet) while a request inside a sentence would run out of audio before
+        that step and its own: that one goes first, so that a shortage is heard between
+        sentences rather than inside one. While the earliest new request has waited less
+        than RESCUE_AGE_S, requests that have not run a step go first (so several arriving
+        together each plan their pre-roll knowing the others' first steps are done), and then
+        a playing request whose audio would run out before that step and its own."""
         now = self.now()
         first = min(waiting, key=_urgency)
+        if first.pacing.between_sentences:
+            inside = [d for d in waiting if not d.pacing.between_sentences]
+            if (rescued := self._endangered(first, inside, now)) is not None:
+                return rescued
         if first.sounding or now - first.arrived >= RESCUE_AGE_S:
             return first
         unstarted = [d for d in waiting if not d.started]
         if unstarted:
             first = min(unstarted, key=_urgency)
+        return self._endangered(first, waiting, now) or first
+
+    def _endangered(self, first: Demand, waiting: Sequence[Demand], now: float) -> Demand | None:
+        """The most urgent playing request of ``waiting`` whose audio would run out before
+        ``first``'s next step and its own."""
         cost = self.expected_step(first)
         endangered = [
             d for d in waiting if d.sounding and d.playback.lead(now) < cost + self.expected_step(d)
         ]
-        return min(endangered, key=_urgency) if endangered else first
+        return min(endangered, key=_urgency) if endangered else None
 
     def stepped(self, demand: Demand, seconds: float, was_sounding: bool) -> None:
         """``demand`` ran a step of ``seconds``."""

@@ -2,7 +2,8 @@
 and a decoder that takes its time on a fake clock instead of decoding.
 
 Shared by the schedule's tests (test_schedule.py, test_streaming_schedule.py,
-test_cpu_turns.py), which play its windows on the fake clock. It has the real decoder's
+test_listeners_heard.py; test_cpu_turns.py takes its clock), which play its windows on the
+fake clock. It has the real decoder's
 interface for scheduling (its hop, the cost of a cut, the frames it holds back); the audio's
 exactness is tested on the real stage-wise decoder in test_decoder_stages.py.
 """

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.benchmark.listening import waits
 from tools.benchmark.ours import Sample, Server
 from tools.benchmark.slow_board import slow_board
 from tools.server_process import REPO_ROOT, server_env
@@ -136,8 +135,7 @@ def _wait_for_choice(server: Server, mode: str, timeout: float = 600) -> None:
 
 
 def _heard(sample: Sample) -> Heard:
-    rate = round(len(sample.pcm) / 2 / sample.audio_s)  # 16-bit mono
-    found = waits(sample.arrivals, sample.pcm, rate)
+    found = sample.waits()
     # the ideal schedule (report.py): sound once the first latent exists and no sooner than
     # the work less the audio, else the last chunk comes late
     latent = sample.first_latent_s if sample.first_latent_s == sample.first_latent_s else 0.0

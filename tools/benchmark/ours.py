@@ -18,7 +18,7 @@ from wyoming.event import Event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
 
-from tools.benchmark.listening import listen
+from tools.benchmark.listening import Wait, listen, waits
 from tools.benchmark.procinfo import Memory, memory
 from tools.benchmark.slow_board import command_prefix
 from tools.server_process import REPO_ROOT, server_env, start_server
@@ -50,6 +50,12 @@ class Sample:
     @property
     def speed(self) -> float:
         return self.audio_s / self.total_s if self.total_s > 0 else 0.0
+
+    def waits(self) -> list[Wait]:
+        """Every wait of a client playing it on arrival, placed in its audio (read with
+        ``keep_pcm``)."""
+        rate = round(len(self.pcm) / 2 / self.audio_s)  # 16-bit mono
+        return waits(self.arrivals, self.pcm, rate)
 
 
 def server_options() -> set[str]:

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tools.benchmark.listening import waits
 from tools.benchmark.ours import Sample, Server, read_audio, request_event, wyoming_client
 from tools.benchmark.texts import ANNOUNCEMENTS
 
@@ -103,8 +102,7 @@ def run_modes(server: Server, rounds: int, res: SeveralResults) -> None:
 def _longest_waits(sample: Sample) -> tuple[float, float]:
     """The longest wait inside speech and the longest in a pause, for a client playing on
     arrival (listening.py places each wait in the audio)."""
-    rate = round(len(sample.pcm) / 2 / sample.audio_s)  # 16-bit mono
-    found = waits(sample.arrivals, sample.pcm, rate)
+    found = sample.waits()
     in_speech = [w.seconds for w in found if not w.in_a_pause]
     in_pause = [w.seconds for w in found if w.in_a_pause]
     return max(in_speech, default=0.0), max(in_pause, default=0.0)
@@ -148,12 +146,8 @@ def markdown(res: SeveralResults) -> str:
             samples = [r[index] for r in rounds]
             first = statistics.median(s.first_s for s in samples)
             silence = max(s.longest_silence_s for s in samples)
-            found = [r[index] for r in res.waits.get(mode, [])]
-            placed = (
-                f"{max(w[0] for w in found):.3f} / {max(w[1] for w in found):.3f} s"
-                if found
-                else "-"
-            )
+            found = [r[index] for r in res.waits[mode]]
+            placed = f"{max(w[0] for w in found):.3f} / {max(w[1] for w in found):.3f} s"
             finished = statistics.median(s.total_s for s in samples)
             target = FIRST_SOUND_TARGET_S[mode]
             met = first <= target and (mode == "8 different" or silence <= SILENCE_TARGET_S)

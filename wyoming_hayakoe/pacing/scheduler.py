@@ -232,13 +232,11 @@ class Scheduler:
         """Everything still kept, sent now: the text is made, none of it can come late."""
         kept, self._kept = self._kept, []
         for _piece, seconds in kept:
-            self.playback.sent(seconds, self.now())
-        if kept:
-            self.pacing.between_sentences = self._sentence_made
+            self.sent(seconds)
         return [piece for piece, _seconds in kept]
 
     def sent(self, audio_seconds: float) -> None:
-        """Audio sent now, not through :meth:`release` (a caller that never holds a text)."""
+        """Audio sent now (through :meth:`flush`, or by a caller that never holds a text)."""
         self.playback.sent(audio_seconds, self.now())
         self.pacing.between_sentences = self._sentence_made
 

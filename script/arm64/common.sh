@@ -142,6 +142,23 @@ write_pi4_cpuinfo() {
     printf 'Hardware\t: BCM2835\nRevision\t: c03111\nModel\t\t: Raspberry Pi 4 Model B Rev 1.1\n'
 }
 
+# A Raspberry Pi 5's (Cortex-A76, part 0xd0b: ARMv8.2 with FP16 arithmetic and dot product),
+# for the run under QEMU_CPU=cortex-a76.
+write_pi5_cpuinfo() {
+    local cpu
+    for ((cpu = 0; cpu < $(nproc --all); cpu++)); do
+        printf 'processor\t: %d\n' "$cpu"
+        printf 'BogoMIPS\t: 108.00\n'
+        printf 'Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp\n'
+        printf 'CPU implementer\t: 0x41\n'
+        printf 'CPU architecture: 8\n'
+        printf 'CPU variant\t: 0x4\n'
+        printf 'CPU part\t: 0xd0b\n'
+        printf 'CPU revision\t: 1\n\n'
+    done
+    printf 'Revision\t: d04170\nModel\t\t: Raspberry Pi 5 Model B Rev 1.0\n'
+}
+
 # unmount_below DIR: unmount everything mounted under DIR, deepest first.
 unmount_below() {
     local target

@@ -75,6 +75,14 @@ rootfs_mount() {
     _rootfs_mount "$ROOTFS/opt/work" --bind "$ARM64_DIR/work"
 }
 
+# rootfs_cpu QEMU_CPU WRITER: later commands run on that emulated CPU, with the /proc/cpuinfo
+# WRITER prints (write_pi4_cpuinfo, write_pi5_cpuinfo) over the rootfs's.
+rootfs_cpu() {
+    QEMU_CPU=$1
+    "$2" >"$ARM64_DIR/cpuinfo-$1"
+    _rootfs_mount "$ROOTFS/proc/cpuinfo" --bind "$ARM64_DIR/cpuinfo-$1"
+}
+
 rootfs_unmount() {
     local i
     for ((i = ${#ROOTFS_MOUNTS[@]} - 1; i >= 0; i--)); do

@@ -259,7 +259,7 @@ def test_a_hung_child_times_out_and_releases_the_load(
     audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
     assert np.allclose(audio, published_audio, atol=1e-4)
     (warning,) = [m for m in caplog.messages if "Compiling voice tiny" in m]
-    assert "no progress for 3 s" in warning and "memory" not in warning
+    assert "no progress and no CPU used for 3 s" in warning and "memory" not in warning
     assert not Path(f"/proc/{watch.seen}").exists(), "the hung child is gone"
     # The voice's load lock is free again: another voice of the same model loads at once.
     loaded: list[object] = []

@@ -14,9 +14,18 @@ import pytest
 from compiled_voices import CompiledCaches
 
 from wyoming_hayakoe.cli.options import DECODERS
-from wyoming_hayakoe.compiling.cache import RECORD, prune
+from wyoming_hayakoe.compiling.cache import (
+    PROGRESS_RECORD,
+    RECORD,
+    compiled_folder,
+    new_record,
+    progress_folder,
+    prune,
+)
 from wyoming_hayakoe.compiling.decoder_choice import FAST_BELOW_SPEED, MODES, choose
+from wyoming_hayakoe.compiling.fast_decoder.half import fp16_convolutions
 from wyoming_hayakoe.compiling.fast_decoder.quality import log_mel_distance
+from wyoming_hayakoe.compiling.fast_decoder.variant import Precision
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,6 +114,14 @@ def test_a_fast_decoder_is_made_gated_and_served(
     (record,) = cache.glob(f"decoder-*/{RECORD}")
     result = json.loads(record.read_text())["result"]
     assert result["built"] and result["gate"]["sentences"] >= 8
+    # on this machine's exact integer path, and what it measured on the way is not kept
+    assert (
+        Precision.from_dict(result["precision"]).path.name in result["integer arithmetic"]["paths"]
+    )
+    assert not list(cache.glob(".progress-*"))
+    # no FP16 candidate where the CPU has no FP16 convolutions (x86): the int8 variant alone
+    if not fp16_convolutions():
+        assert [c["precision"] for c in result["candidates"]] == [choice.precision]
     # its int8 groups became integer kernels in the stages it serves
     groups = result["precision"]["int8_groups"]
     kernels = [
@@ -154,3 +171,33 @@ def test_a_gone_voice_folder_takes_its_fast_decoder_along(cache: Path) -> None:
             entry.unlink()
         voice_folder.rmdir()
     assert decoder_folder in prune(cache)
+
+
+def test_what_an_unfinished_child_measured_is_kept_until_it_can_never_be_used(
+    cache: Path, tmp_path: Path
+) -> None:
+    engine = Engine(ROOT, threads=1, cache_dir=cache)
+    engine.choose_decoder(engine.load_voice(TINY), "auto")
+    (made,) = cache.glob("decoder-*")
+    voice_folder, calibration = json.loads((made / RECORD).read_text())["key extra"]
+
+    def progress(model: Path, *extra: str) -> Path:
+        """What a child of the job for ``model`` left, as decoder_job.py writes it."""
+        target = compiled_folder(cache, "decoder", [model], "tiny", extra)
+        folder = progress_folder(target)
+        folder.mkdir()
+        record = new_record("decoder", [model], {}, extra)
+        (folder / PROGRESS_RECORD).write_text(json.dumps(record))
+        (folder / "trials.json").write_text("[]")
+        return folder
+
+    model = TINY / "synthesizer.onnx"
+    waiting = progress(model, voice_folder, "another calibration")  # its decoder not made yet
+    finished = progress(model, voice_folder, calibration)  # its decoder is made now
+    gone_model = tmp_path / "synthesizer.onnx"
+    gone_model.write_bytes(b"x")
+    orphan = progress(gone_model, voice_folder, calibration)  # nobody will ever go on from it
+    gone_model.unlink()
+    removed = prune(cache)
+    assert finished in removed and orphan in removed
+    assert made.is_dir() and waiting.is_dir()

@@ -14,7 +14,8 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from wyoming_hayakoe.compiling.fast_decoder import equalization, quality, ranges
+from wyoming_hayakoe.compiling.fast_decoder import equalization, make, quality, ranges
+from wyoming_hayakoe.compiling.fast_decoder.checkpoints import Checkpoints
 from wyoming_hayakoe.compiling.fast_decoder.generator import find_generator
 from wyoming_hayakoe.compiling.fast_decoder.make import VariantMaker, timed_inputs
 from wyoming_hayakoe.compiling.fast_decoder.variant import Precision, mixed_graph, ranges_for
@@ -197,9 +198,10 @@ def test_the_maker_chooses_groups_and_judges_them(
     check = _examples(names, 3, 8)
     made = maker.make(tmp_path / "fast.onnx", check, check[0])
     assert made.gate is not None and made.gate.sentences == 3
-    assert set(made.activation_timing) == {"uint8", "int8"}
-    assert made.precision.activations == min(
-        made.activation_timing, key=lambda name: made.activation_timing[name].median
+    # every exact integer path of this machine was timed, and the fastest was taken
+    assert set(made.path_timing) == {path.name for path in made.arithmetic.paths}
+    assert made.precision.path.name == min(
+        made.path_timing, key=lambda name: made.path_timing[name].median
     )
     # every group was tried alone first, and what was chosen was measured within budget
     alone = [t.precision.int8_groups for t in made.trials[: len(maker.generator.groups)]]
@@ -211,3 +213,37 @@ def test_the_maker_chooses_groups_and_judges_them(
     assert forced.gate is None and not forced.trials
     with pytest.raises(ValueError, match="no layer group stage 9"):
         maker.make(tmp_path / "bad.onnx", None, check[0], ["stage 9"])
+
+
+def test_a_second_maker_of_the_same_job_goes_on_from_what_the_first_measured(
+    decoder: tuple[Path, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server restarted mid-way (Home Assistant restarts its apps at every update) starts a
+    # new child for the same job: it must not measure again what the first one kept.
+    plain, latent, condition = decoder
+    names = (latent, condition)
+    calibration, check = _examples(names, 6, 7), _examples(names, 3, 8)
+    kept = Checkpoints(tmp_path / "progress")
+    first = VariantMaker(plain, calibration, tmp_path / "first", RuntimeSettings.create(1),
+                         RATE, checkpoints=kept)  # fmt: skip
+    made = first.make(tmp_path / "first.onnx", None, check[0])
+    assert len(kept.trials()) == len({t.precision for t in made.trials}) > 0
+
+    def measured_again(*args: object) -> object:
+        raise AssertionError("the calibration ranges were measured again")
+
+    monkeypatch.setattr(make, "collect", measured_again)
+    second = VariantMaker(plain, calibration, tmp_path / "second", RuntimeSettings.create(1),
+                          RATE, checkpoints=Checkpoints(tmp_path / "progress"))  # fmt: skip
+    decoded: list[Path] = []
+    original = second.decode
+
+    def counted(path: Path, examples: object, precision: object = None) -> object:
+        decoded.append(path)
+        return original(path, examples, precision)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(second, "decode", counted)
+    again = second.make(tmp_path / "second.onnx", None, check[0])
+    assert again.precision == made.precision
+    assert again.path_timing == made.path_timing  # the timing kept, not taken again
+    assert decoded == [second.plain]  # the search's references; no trial decoded again

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -30,6 +31,8 @@ server = abuse_server_fixture()
 
 
 UNREAD_SENTENCE = "これは読まれない長い答えの文です。"
+SAME_PASS_S = 0.02
+"""Less than the 30 ms between two requests of the 50 connections' test."""
 
 
 def _audio_bytes(server: ServerProcess, text: str) -> int:
@@ -119,7 +122,7 @@ async def test_50_concurrent_connections_are_served_first_come_first_heard(
 ) -> None:
     count = 50
     finished: list[int] = []
-    first_sounds: list[int] = []
+    first_sounds: list[tuple[float, int]] = []
     await assert_still_serves(server)  # warm: the baseline includes one synthesis
     peak = PeakRss(server.process.pid).start()
     turns = [asyncio.Event() for _ in range(count)]
@@ -131,7 +134,7 @@ async def test_50_concurrent_connections_are_served_first_come_first_heard(
             await client.write_event(Synthesize(text=SHORT_TEXT).event())
             sent[index].set()
             response = await read_until(client, is_type("audio-chunk"))
-            first_sounds.append(index)
+            first_sounds.append((time.monotonic(), index))
             response = await read_until(client, ends_audio, response)
         assert response.types[0] == "audio-start" and response.types[-1] == "audio-stop"
         finished.append(index)
@@ -147,8 +150,15 @@ async def test_50_concurrent_connections_are_served_first_come_first_heard(
 
     await asyncio.wait_for(all_of_them(), 240)
     # All served, none starved, first come first heard (a request's first audio goes ahead
-    # of the windows of requests already playing, so they may end in another order).
+    # of the windows of requests already playing, so they may end in another order). Two
+    # responses read in one pass of this client's loop (the machine busy, the loop late) are
+    # noted in either order, a moment apart: no later request is heard before an earlier one
+    # by more than that moment.
     assert sorted(finished) == list(range(count)), finished
-    assert first_sounds == list(range(count)), first_sounds
+    assert sorted(index for _, index in first_sounds) == list(range(count))
+    heard_at = {index: when for when, index in first_sounds}
+    for index in range(1, count):
+        earlier = max(heard_at[i] for i in range(index))
+        assert heard_at[index] >= earlier - SAME_PASS_S, (index, first_sounds)
     assert peak.growth_mb < 100, f"RSS grew by {peak.growth_mb:.1f} MB"
     await assert_still_serves(server)

@@ -7,6 +7,8 @@ for, in which thread and in which order, and what the client receives.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -15,10 +17,12 @@ from pathlib import Path
 import pytest
 from fake_engine import FakeEngine, fake_pcm
 from inprocess import SAMPLES_PER_CHUNK, Running, add_voice, serving, synthesize_event
+from wyoming.client import AsyncTcpClient
 from wyoming.info import Describe, Info
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
 from tools.wyoming_requests import is_type, read_until, synthesize
+from wyoming_hayakoe.foreground import current_foreground
 from wyoming_hayakoe.text.sentences import split_text
 
 
@@ -163,6 +167,68 @@ async def test_ready_before_the_decoder_warm_up_which_goes_before_the_first_requ
     assert _when(engine, "load tiny") < _when(engine, "open bert end") < ready
     warmed = _when(engine, "warm up tiny end")
     assert ready < warmed <= _when(engine, "step はい。 start")
+
+
+async def test_a_request_is_heard_before_a_later_one_whose_text_is_ready_sooner(
+    tmp_path: Path,
+) -> None:
+    # A long text takes a while to rewrite and split; a short one asked meanwhile must not
+    # go ahead of it (first come, first heard).
+    engine = FakeEngine(tmp_path, seconds_to_prepare={"一。二。三。": 0.3})
+    heard: list[str] = []
+    async with serving(tmp_path, engine) as running:
+
+        async def ask(client: AsyncTcpClient, text: str) -> None:
+            await client.write_event(synthesize_event(text))
+            await read_until(client, is_type("audio-chunk"))
+            heard.append(text)
+            await read_until(client, is_type("audio-stop"))
+
+        async with running.client() as first, running.client() as second:
+            earlier = asyncio.create_task(ask(first, "一。二。三。"))
+            await _wait_for(engine, "prepare 一。二。三。 start")
+            await ask(second, "はい。")
+            await earlier
+    assert heard == ["一。二。三。", "はい。"]
+    assert _when(engine, "synthesize 一。二。三。 start") < _when(engine, "synthesize はい。 start")
+
+
+async def test_a_compile_child_stops_while_a_request_is_synthesized(tmp_path: Path) -> None:
+    # A process group registered from the service's loading thread, as a compile child is
+    # (compiling/children.py), against a request the fake engine takes 0.6 s to synthesize.
+    engine = FakeEngine(tmp_path, seconds_per_sentence=0.6)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             start_new_session=True)  # fmt: skip
+    states: list[tuple[float, str]] = []
+    registered, done = threading.Event(), threading.Event()
+
+    def compile_child() -> None:
+        with current_foreground().background(child.pid) as tick:
+            registered.set()
+            while not done.is_set():
+                tick()
+                stat = Path(f"/proc/{child.pid}/stat").read_text()
+                states.append((time.monotonic(), stat.rsplit(")", 1)[1].split()[0]))
+                time.sleep(0.02)
+
+    try:
+        async with serving(tmp_path, engine) as running:
+            watcher = asyncio.ensure_future(running.service.workers.load(compile_child))
+            await asyncio.to_thread(registered.wait, 5)
+            async with running.client() as client:
+                asked = time.monotonic()
+                await synthesize(client, "一。")
+                answered = time.monotonic()
+            await asyncio.sleep(1.0)
+            done.set()
+            await watcher
+    finally:
+        child.kill()
+        child.wait()
+    during = [state for when, state in states if asked + 0.1 < when < answered - 0.1]
+    after = [state for when, state in states if when > answered + 0.5]
+    assert during and set(during) == {"T"}, states
+    assert after and "T" not in after, states
 
 
 async def test_the_user_dictionary_is_refreshed_outside_the_cpu_slot(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from arm64_fast_decoder import build, outputs
+from integer_kernels import build, outputs
 
 from tools.engine_audio import float_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT

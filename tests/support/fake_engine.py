@@ -69,6 +69,8 @@ class FakeEngine:
     options: dict[str, Any] = field(default_factory=dict)
     seconds_per_sentence: float = 0.0
     seconds_per_refresh: float = 0.0
+    seconds_to_prepare: dict[str, float] = field(default_factory=dict)
+    """How long preparing a text takes (in the thread), for the texts named."""
     requests: list[tuple[str, str, SynthesisParams]] = field(default_factory=list)
     prepared: list[tuple[str, bool]] = field(default_factory=list)
     """Each text prepared, and whether it was to be split into sentences."""
@@ -116,6 +118,8 @@ class FakeEngine:
         return False
 
     def prepare(self, text: str, whole: bool = True) -> FakePrepared:
+        self._note(f"prepare {text} start")
+        time.sleep(self.seconds_to_prepare.get(text, 0.0))
         self.prepared.append((text, whole))
         sentences = [s.text for s in split_for_synthesis(text)] if whole else [text]
         return FakePrepared(text, sentences, whole)

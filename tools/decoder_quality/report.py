@@ -28,7 +28,7 @@ def _speed(measured: Measured) -> str:
 def _settings(measured: Measured) -> str:
     precision = measured.precision
     groups = ", ".join(precision.int8_groups) or "nothing"
-    extra = [precision.activations,
+    extra = [precision.path.name,
              f"{precision.input_percentile:g}/{precision.output_percentile:g}"]  # fmt: skip
     if precision.equalized:
         extra.append("equalized")

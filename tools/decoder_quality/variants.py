@@ -4,8 +4,11 @@ Every variant is built by ``VariantMaker`` (the product's ranges, quantizer call
 equalization: nothing here quantizes), on the calibration set alone; the search's choice is
 what ``VariantMaker.make`` picks without ``keep_float``, as the product would serve it. The grid
 spans what the product can vary: which groups are int8, the percentiles of the ranges, the
-8-bit activation type, equalization. Many of them are meant to sound bad: the thresholds need
-counterexamples as much as good variants.
+8-bit activation type, the integer path (7-bit weights, wide sums: what x86 without VNNI
+serves), the audio-rate groups in FP16 (what ARM with FP16 arithmetic may serve; on a CPU
+without it ONNX Runtime computes them in FP32 between casts, so the study measures the FP16
+rounding of every tensor, not FP16 sums), equalization. Many of them are meant to sound bad:
+the thresholds need counterexamples as much as good variants.
 
 Speed is each variant's median decoding time over FP32's on the longest check sentence, the
 two timed in turn (the product's ``interleaved``) at 1 and at 2 threads.
@@ -22,11 +25,12 @@ from typing import Any
 
 import onnxruntime as ort
 
+from wyoming_hayakoe.compiling.fast_decoder.arithmetic import INT8, IntegerPath
 from wyoming_hayakoe.compiling.fast_decoder.generator import Generator
 from wyoming_hayakoe.compiling.fast_decoder.make import VariantMaker
 from wyoming_hayakoe.compiling.fast_decoder.ranges import Feeds
 from wyoming_hayakoe.compiling.fast_decoder.timing import interleaved
-from wyoming_hayakoe.compiling.fast_decoder.variant import INT8, Precision
+from wyoming_hayakoe.compiling.fast_decoder.variant import Precision
 from wyoming_hayakoe.runtime.sessions import RuntimeSettings
 
 from .oracle import Scores, scores
@@ -88,6 +92,15 @@ def grid(generator: Generator) -> list[Variant]:
             Precision(first_stages, activations=INT8),
         ),
         Variant(f"keep {', '.join(audio_rate)}, equalized", replace(split, equalized=True)),
+        Variant(
+            f"keep {', '.join(audio_rate)}, 7-bit weights",
+            split.on_path(IntegerPath(weight_bits=7)),
+        ),
+        Variant(
+            f"keep {', '.join(audio_rate)}, wide sums", split.on_path(IntegerPath(wide_sums=True))
+        ),
+        Variant(f"fp16 {', '.join(audio_rate)}", Precision((), fp16_groups=audio_rate)),
+        Variant(f"keep {', '.join(audio_rate)} in fp16", replace(split, fp16_groups=audio_rate)),
         Variant(f"keep {last}, equalized", Precision(keep_float(generator, last), equalized=True)),
     ]
     return variants
@@ -162,31 +175,32 @@ class Study:
             self.maker.build(precision, target)
         return precision, target
 
-    def judge(self, path: Path) -> dict[str, Scores]:
+    def judge(self, path: Path, precision: Precision) -> dict[str, Scores]:
         return {
-            name: scores(self.references[name], self.maker.decode(path, examples), self.sample_rate)
+            name: scores(
+                self.references[name],
+                self.maker.decode(path, examples, precision),
+                self.sample_rate,
+            )
             for name, examples in self.sets.items()
         }
 
     def measure(self, variant: Variant) -> Measured:
         precision, path = self.variant_graph(variant)
-        judged = self.judge(path)
-        speed = self.over_fp32(path) if self.timed else {}
+        judged = self.judge(path, precision)
+        speed = self.over_fp32(path, precision) if self.timed else {}
         check = judged["check"]
         _LOGGER.info("%s (%s): PESQ %.2f / %.2f, log-mel %.2f / %.2f dB on the check set",
                      variant.name, precision.describe(), check.pesq_mean, check.pesq_worst,
                      check.log_mel_mean, check.log_mel_worst)  # fmt: skip
         return Measured(variant.name, precision, judged, speed)
 
-    def over_fp32(self, path: Path) -> dict[int, float]:
+    def over_fp32(self, path: Path, precision: Precision) -> dict[int, float]:
         ratios = {}
         for threads in THREADS:
-            options = RuntimeSettings.create(threads).session_options
             sessions = {
-                name: ort.InferenceSession(
-                    str(graph), options(), providers=["CPUExecutionProvider"]
-                )
-                for name, graph in (("fp32", self.maker.plain), ("variant", path))
+                "fp32": _opened(self.maker.plain, threads, {}),
+                "variant": _opened(path, threads, precision.path.session_config()),
             }
             runs: dict[str, Callable[[], object]] = {
                 name: partial(session.run, None, self.longest) for name, session in sessions.items()
@@ -195,3 +209,11 @@ class Study:
             ratios[threads] = timing["variant"].median / timing["fp32"].median
             del runs, sessions
         return ratios
+
+
+def _opened(graph: Path, threads: int, config: dict[str, str]) -> ort.InferenceSession:
+    """``graph`` on ``threads`` threads, with the session config a variant needs."""
+    options = RuntimeSettings.create(threads).session_options()
+    for key, value in config.items():
+        options.add_session_config_entry(key, value)
+    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])

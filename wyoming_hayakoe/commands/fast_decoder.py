@@ -8,8 +8,10 @@ taking the latent (and, for a multi-speaker model, the speaker conditioning) and
 audio. Each DIR holds ``.npz`` files, one example each, with one array per input of the graph,
 named as the input. The calibration examples set the int8 ranges and choose the int8 layer
 groups by measured sensitivity (or ``--keep-float`` names the groups to keep in FP32); the
-check examples judge the result. The last line printed is JSON: the precision chosen, the
-quality gate against FP32, the speed of both on this machine. Exit status 0 when the variant
+check examples judge the result. The last line printed is JSON: the precision chosen (with the
+integer path: where this machine's integer kernels would saturate their sums, 7-bit weights or
+the session config entry it names), the quality gate against FP32, the speed of both on this
+machine. Exit status 0 when the variant
 passed its gate, 1 when it did not (it is written all the same) or none could be made, 2 for a
 bad argument.
 """
@@ -93,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             longest = max(check, key=lambda e: max(v.shape[-1] for v in e.values()))
             made = maker.make(args.output, check, longest, args.keep_float)
             reference = maker.session(maker.plain)
-            fast = maker.session(args.output)
+            fast = maker.session(args.output, made.precision)
             audio = maker.decode(maker.plain, [longest])[0]
             timed = interleaved(
                 {
@@ -109,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     assert gate is not None  # judged on the check examples
     report = {
         "precision": made.precision.as_dict(),
+        # what a session of OUT.onnx must be given to sum as the gate measured (wide sums)
+        "session config": made.precision.path.session_config(),
+        "integer arithmetic": made.arithmetic.as_dict(),
+        "path timing": {name: timing.median for name, timing in made.path_timing.items()},
         "groups": list(maker.generator.names),
         "equalized pairs": made.equalized_pairs,
         "gate": {**gate.as_dict(), "passed": gate.passed},

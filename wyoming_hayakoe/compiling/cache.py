@@ -41,11 +41,15 @@ from .self_check import CHECK_VERSION
 
 _LOGGER = logging.getLogger(__name__)
 
-FAST_DECODER_VERSION = "1"
+FAST_DECODER_VERSION = "2"
 """Changes with how a fast decoder is made or judged, so old ones are made again."""
 COMPILER_VERSION = "lean-1"
 """Changes when what a compilation does changes, so old folders are compiled again."""
 RECORD = "compiled.json"
+PROGRESS_PREFIX = ".progress-"
+"""A compilation that measures for long keeps what it has measured in ``.progress-FOLDER``
+(with a PROGRESS_RECORD like a finished folder's record) until FOLDER is published."""
+PROGRESS_RECORD = "progress.json"
 _CPU_FEATURES = re.compile(
     r"^(avx512f|avx512_vnni|avx512_bf16|avx2|avx_vnni|fma|f16c|asimddp|i8mm|sve|sve2|bf16|"
     r"fphp|asimdhp)$"
@@ -176,13 +180,28 @@ def sweep(cache_dir: Path, reason: Callable[[Path], str | None]) -> list[Path]:
     return removed
 
 
+def progress_folder(target: Path) -> Path:
+    """Where the compilation of ``target`` keeps what it has measured so far."""
+    return target.with_name(PROGRESS_PREFIX + target.name)
+
+
 def _superseded(entry: Path) -> str | None:
     if _OLD_LAYOUT.match(entry.name):
         return "left by an older version of this server"
-    if entry.name.startswith(".") or not (entry / RECORD).is_file():
+    if entry.name.startswith(PROGRESS_PREFIX):
+        if (entry.parent / entry.name[len(PROGRESS_PREFIX) :]).is_dir():
+            return "what it measured is in the compiled folder now"
+        return _superseded_record(entry, entry.name, PROGRESS_RECORD)
+    if entry.name.startswith("."):
+        return None
+    return _superseded_record(entry, entry.name, RECORD)
+
+
+def _superseded_record(entry: Path, name: str, record_name: str) -> str | None:
+    if not (entry / record_name).is_file():
         return None
     try:
-        record = json.loads((entry / RECORD).read_text(encoding="utf-8"))
+        record = json.loads((entry / record_name).read_text(encoding="utf-8"))
         if record["machine"] != machine():
             return None  # another kind of machine shares the cache: its folders are its own
         if record["versions"] != current_versions():
@@ -192,7 +211,7 @@ def _superseded(entry: Path) -> str | None:
             # A source that is not here may be on the machine the cache was copied from.
             return "its model is gone" if record["host"] == socket.gethostname() else None
         extra = record.get("key extra", [])
-        if not entry.name.endswith("-" + cache_key(sources, *key_parts(record["kind"]), *extra)):
+        if not name.endswith("-" + cache_key(sources, *key_parts(record["kind"]), *extra)):
             return "its model has changed since, or what compiles it has"
         if record["kind"] == "decoder" and extra and not (entry.parent / extra[0]).is_dir():
             return "the compiled voice it was made for is gone"

@@ -12,16 +12,19 @@ server logs them.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ModelFileError
 from ..runtime.sessions import is_allocation_failure
+from .fast_decoder.timing import watch_for_stops
 from .jobs import JOB_FILE, BertJob, DecoderJob, VoiceJob
 from .progress import say
 
@@ -30,12 +33,19 @@ _LAST_OF_ALL = 1000
 """The highest ``oom_score_adj``: killed first (any process may raise its own)."""
 GIVE_WAY_NICENESS = 10
 """Under the server's CFS weight by about ten times: its steps preempt the child's."""
+_AUTOGROUP = Path("/proc/self/autogroup")
+_PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal this process gets when the thread that started it ends."""
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
 
 
 def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    die_with_server()
     _first_to_go()
+    # Another voice may be serving already, or this one with its reference decoder.
+    give_way()
+    watch_for_stops()
     (folder,) = argv
     try:
         job = json.loads((Path(folder) / JOB_FILE).read_text(encoding="utf-8"))
@@ -51,8 +61,6 @@ def main(argv: Sequence[str]) -> int:
         elif kind == "decoder":
             from .decoder_job import compile_decoder
 
-            # Made while the voice already serves: requests go first.
-            _give_way()
             compile_decoder(DecoderJob.from_json(job, Path(folder)))
         else:
             raise ValueError(f"unknown job {kind!r}")
@@ -60,6 +68,21 @@ def main(argv: Sequence[str]) -> int:
         say({"failed": {"kind": failure_kind(err), "detail": _detail(err)}})
         return 1
     return 0
+
+
+def die_with_server() -> None:
+    """End when the server that started this child ends (Linux): a child leads its own
+    session, so a Ctrl-C or a SIGTERM to the server does not reach it, and it went on
+    compiling for minutes after the server had stopped, beside the next start's own child for
+    the same job. The server waits for its child in the thread that started it, so that
+    thread ends only after the child (the kernel watches the thread). SIGKILL, because a
+    child stopped for a request (foreground.py) would hold any other signal until continued;
+    its staging folder is swept at the next start."""
+    server = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the child may outlive it
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() != server:
+            sys.exit(1)  # the server ended before the kernel was asked
 
 
 def _first_to_go() -> None:
@@ -71,11 +94,21 @@ def _first_to_go() -> None:
         _OOM_SCORE_ADJ.write_text(f"{_LAST_OF_ALL}\n")
 
 
-def _give_way() -> None:
+def give_way() -> None:
     """Run at a low priority: a fast decoder is made while its voice serves with the
-    reference one, and a request's windows must not wait for it."""
+    reference one, a voice or the BERT while other voices may serve, and a request's windows
+    must not wait for them (the server also stops the child while it synthesizes:
+    foreground.py).
+
+    A child leads a session of its own (children.py). Where the kernel schedules each
+    session as one group (autogroup, as on this machine), a niceness weighs only inside the
+    group, and the child's group shared the CPU equally with the server's: a decoding took
+    3.4 times as long beside two such children (BENCHMARKS.md). So the group's niceness is
+    lowered too, which any process may do to its own."""
     with contextlib.suppress(OSError):
         os.nice(GIVE_WAY_NICENESS)
+    with contextlib.suppress(OSError):  # no autogroup: the niceness above is enough
+        _AUTOGROUP.write_text(f"{GIVE_WAY_NICENESS}\n")
 
 
 def failure_kind(err: BaseException) -> str:

@@ -14,6 +14,9 @@ it if a step makes no progress for STEP_TIMEOUT_SECONDS, and turns what ended it
 
 Whatever the child left half-written is removed as soon as it has died (its staging folders
 carry its process id), and only those: folders of live processes are never touched.
+
+While it runs, the child stops whenever the service synthesizes a request (foreground.py): the
+time it spends stopped is not counted against STEP_TIMEOUT_SECONDS.
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import HayakoeError
+from ..foreground import current_foreground
 from ..memory import MemorySeen, memory_seen, oom_kills
 from ..progress import COMPILE, Work, current_board
 from .jobs import ARRAYS_FILE, JOB_FILE
@@ -42,10 +47,12 @@ from .staging import new_staging, remove_left_by
 _LOGGER = logging.getLogger(__name__)
 
 STEP_TIMEOUT_SECONDS = 900.0
-"""Longest a step may run without the next one starting. The slowest step measured here
-(the self-check of the full-size voice, 2 cores, a busy machine) took 42 s; a Raspberry Pi 4
-runs this code about ten times slower, so a step still running after 15 minutes has hung (a
-stalled network disk, a stopped process)."""
+"""Longest a step may run without the next one starting or the child using WORKING_CPU_SECONDS
+of CPU. The slowest step measured here (the self-check of the full-size voice, 2 cores, a busy
+machine) took 42 s; a Raspberry Pi 4 runs this code about ten times slower, so a step that
+used no CPU for 15 minutes has hung (a stalled network disk). A step that gives way to
+requests for long (foreground.py) is working as long as it uses CPU when it runs."""
+WORKING_CPU_SECONDS = 1.0
 _POLL_SECONDS = 0.05
 LOG_INTERVAL_SECONDS = 3.0
 """At most one progress line per this many seconds (a step that starts sooner after the last
@@ -121,7 +128,8 @@ def _run_child(job_folder: Path, what: str, cache_dir: Path) -> None:
     with current_board().begin(COMPILE, what) as work:
         report = _Report(process, what, work)
         try:
-            status, peak_mb = _wait(process, report)
+            with current_foreground().background(process.pid) as give_way:
+                status, peak_mb = _wait(process, report, give_way)
         finally:
             report.join()
             remove_left_by(cache_dir, process.pid)
@@ -167,6 +175,16 @@ class _Report:
             elif "failed" in message:
                 self.failure = message["failed"]
 
+    def stopped_for(self, seconds: float) -> None:
+        """The child was stopped (for requests) this long: its step has not hung."""
+        with self._lock:
+            self.progress += seconds
+
+    def working(self) -> None:
+        """The child used CPU: its step is slow, not hung."""
+        with self._lock:
+            self.progress = time.monotonic()
+
     def _next_step(self, name: str, steps: object) -> None:
         with self._lock:
             self.step, self.progress = name, time.monotonic()
@@ -211,10 +229,23 @@ class _Report:
             thread.join(timeout=5)
 
 
-def _wait(process: subprocess.Popen[bytes], report: _Report) -> tuple[int, float | None]:
-    """Wait for the child (killing it if a step hangs); its exit status (negative: the
-    signal) and its peak RSS, which the kernel reports even for a killed process."""
+def _wait(
+    process: subprocess.Popen[bytes], report: _Report, give_way: Callable[[], float]
+) -> tuple[int, float | None]:
+    """Wait for the child (killing it if a step hangs), stopping and continuing it as the
+    requests say (``give_way``: the seconds it has been stopped in all); its exit status
+    (negative: the signal) and its peak RSS, which the kernel reports even for a killed
+    process."""
+    stopped = 0.0
+    cpu_mark = _cpu_seconds(process.pid)
     while True:
+        stopped_now = give_way()
+        report.stopped_for(stopped_now - stopped)
+        stopped = stopped_now
+        cpu = _cpu_seconds(process.pid)
+        if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= WORKING_CPU_SECONDS:
+            report.working()
+            cpu_mark = cpu
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             code = os.waitstatus_to_exitcode(status)
@@ -226,7 +257,8 @@ def _wait(process: subprocess.Popen[bytes], report: _Report) -> tuple[int, float
             process.returncode = os.waitstatus_to_exitcode(status)
             report.failure = {
                 "kind": "timeout",
-                "detail": f"no progress for {STEP_TIMEOUT_SECONDS:.0f} s: the child was killed",
+                "detail": f"no progress and no CPU used for {STEP_TIMEOUT_SECONDS:.0f} s: the "
+                "child was killed",
             }
             return process.returncode, usage.ru_maxrss / 1024
         report.log_progress()
@@ -258,3 +290,13 @@ def _failure(
     else:
         kind, detail = "error", last[:300] or f"exit status {status}"
     return CompileFailure(what, kind, report.step, detail, peak_mb, memory)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time process ``pid`` has used, its threads included (None: not Linux, or gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # utime and stime, fields 14 and 15 of stat(5), counted from the state (field 3)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -21,7 +21,7 @@ from ..inference.stages import open_decoder
 from ..pacing.windows import KEEP_UP, SPEED_MARGIN
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
-from .cache import compiled_folder, read_record, writable
+from .cache import compiled_folder, progress_folder, read_record, writable
 from .children import CompileFailure, run_job
 from .fast_decoder.quality import QualityGate
 from .fast_decoder.timing import Timing, measurably_faster
@@ -64,7 +64,11 @@ class DecoderChoice:
 
     def describe(self) -> str:
         gate = f"; the fast decoder {self.gate.describe()}" if self.gate is not None else ""
-        return f"{'fast' if self.fast else 'reference'} decoder ({self.mode}): {self.reason}{gate}"
+        served = f"; it runs {self.precision}" if self.fast and self.precision else ""
+        return (
+            f"{'fast' if self.fast else 'reference'} decoder ({self.mode}): "
+            f"{self.reason}{gate}{served}"
+        )
 
 
 def choose(mode: str, record: dict[str, Any] | None, failure: str | None = None) -> DecoderChoice:
@@ -187,6 +191,7 @@ def _make(
         build=mode == FAST,
         keep_float=keep_float,
         key_extra=_extra(voice),
+        progress=progress_folder(target),
         calibration=tuple(calibration),
         check=tuple(check),
     )

@@ -4,20 +4,27 @@
    requests use; with ``--decoder auto`` and a reference fast enough here, that is all: the
    record says so and nothing else is made;
 2. split: the published synthesizer cut again for its plain decoder graph;
-3. the fast variant (fast_decoder/make.py): ranges, activation type, int8 groups, quality gate;
-4. stages: the variant cut at its upsampling steps and each stage optimized for this CPU;
+3. the fast variant (fast_decoder/make.py): ranges, integer path, int8 groups; where this
+   machine has FP16 convolutions (fast_decoder/half.py), two more candidates: the int8
+   variant with the audio-rate groups in FP16, and those groups in FP16 alone;
+4. stages: each candidate cut at its upsampling steps and each stage optimized for this CPU;
 5. the quality gate on the check examples, the fast stages in windows as requests run them
    against the reference whole;
-6. time again: the reference and the fast stages in turn on the same example, so that the
-   choice at load (decoder_choice.py) compares the two as this machine runs them.
+6. time again: the reference and the candidates in turn on the same example; the fastest
+   that passed its gate is kept (the int8 variant if none did), so that the choice at load
+   (decoder_choice.py) compares the reference and it as this machine runs them.
 
-The folder keeps the fast stages and the record; the work files are deleted at the end.
+The folder keeps the fast stages and the record; the work files are deleted at the end. What
+the steps measure is kept in the job's progress folder as it is measured, and a child of the
+same job started later (the server restarted) goes on from there (fast_decoder/checkpoints.py).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +33,14 @@ import numpy as np
 from ..inference.decoder import Decoder
 from ..inference.stages import open_decoder
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
-from .cache import new_record, write_record
+from .cache import PROGRESS_RECORD, new_record, write_atomically, write_record
 from .decoder_choice import FAST_BELOW_SPEED
+from .fast_decoder.checkpoints import Checkpoints
+from .fast_decoder.half import fp16_convolutions
 from .fast_decoder.make import NoFastVariant, VariantMaker
 from .fast_decoder.quality import QualityGate, gate
-from .fast_decoder.timing import interleaved
+from .fast_decoder.timing import Timing, interleaved
+from .fast_decoder.variant import Precision
 from .graphs.decoder_stages import cut_decoder_stages, stage_path
 from .graphs.optimize import optimize
 from .graphs.synthesizer_split import split_synthesizer
@@ -42,6 +52,7 @@ _LOGGER = logging.getLogger(__name__)
 
 TIMING_FRAMES = 160
 """Latent frames timed (1.9 s of audio at 44.1 kHz, hop 512), in the growing windows."""
+FAST_GRAPH = "fast.onnx"
 FAST_WEIGHTS = "fast.data"
 
 
@@ -50,21 +61,31 @@ def compile_decoder(job: DecoderJob) -> None:
     staging = new_staging(job.target.parent, "decoder")
     work = staging / "work"
     settings = RuntimeSettings.create(job.threads)
+    checkpoints = Checkpoints(job.progress)
+    if job.progress is not None:  # what the cache's pruning judges the folder by
+        record = new_record("decoder", [job.model], {}, job.key_extra)
+        write_atomically(job.progress / PROGRESS_RECORD, json.dumps(record))
     step("time the reference", steps=None if job.build else 1)
     published = [job.voice_folder / stage_file(i) for i in range(len(job.stage_inputs))]
     reference = _stages(job, published, list(job.stage_inputs), settings)
     latent, condition = _timing_example(job)
     audio_seconds = latent.shape[2] * reference.hop / job.sample_rate
-    timed = interleaved({"reference": _run(reference, latent, condition)}, audio_seconds, 3)
+    timed = checkpoints.timing("reference")
+    if timed is None:
+        timed = interleaved({"reference": _run(reference, latent, condition)}, audio_seconds, 3)
+        checkpoints.keep_timing("reference", timed)
     result: dict[str, Any] = {"built": False, "reference": timed["reference"].as_dict()}
     if job.build or timed["reference"].speed < FAST_BELOW_SPEED:
         try:
-            result.update(_make(job, work, staging, settings, reference, latent, condition))
+            made = _make(job, work, staging, settings, reference, (latent, condition), checkpoints)
+            result.update(made)
         except NoFastVariant as err:
             result["not_made"] = str(err)
     shutil.rmtree(work, ignore_errors=True)
     write_record(staging, new_record("decoder", [job.model], result, job.key_extra))
     publish(staging, job.target)
+    if job.progress is not None:
+        shutil.rmtree(job.progress, ignore_errors=True)
 
 
 def _make(
@@ -73,45 +94,96 @@ def _make(
     staging: Path,
     settings: RuntimeSettings,
     reference: Decoder,
-    latent: np.ndarray,
-    condition: np.ndarray,
+    timing_example: tuple[np.ndarray, np.ndarray],
+    checkpoints: Checkpoints,
 ) -> dict[str, Any]:
-    step("split", steps=9)
+    latent, condition = timing_example
+    half = fp16_convolutions(settings.threads)
+    step("split", steps=13 if half else 9)  # two steps more per candidate
     split = split_synthesizer(job.model, work / "split")
     examples = [_by_name(job, e) for e in job.calibration]
-    maker = VariantMaker(split.decoder, examples, work / "variant", settings, job.sample_rate, step)
-    fast_graph = work / "fast.onnx"
+    maker = VariantMaker(split.decoder, examples, work / "variant", settings, job.sample_rate,
+                         step, checkpoints)  # fmt: skip
     example = {job.latent: latent, job.condition: condition}
-    made = maker.make(fast_graph, None, example, job.keep_float)
+    made = maker.make(work / "candidate0.onnx", None, example, job.keep_float)
+    precisions = [made.precision]
+    if half:  # the audio-rate groups in FP16, beside the int8 variant's and alone
+        audio_rate = maker.generator.audio_rate
+        left = tuple(g for g in audio_rate if g not in made.precision.int8_groups)
+        if left:
+            precisions.append(replace(made.precision, fp16_groups=left))
+        precisions.append(Precision((), fp16_groups=audio_rate))
+    for index, precision in enumerate(precisions[1:], 1):
+        maker.build(precision, work / f"candidate{index}.onnx")
     del maker
     release_freed_heap()
-    step("fast stages")
-    signals = cut_decoder_stages(fast_graph, split.latent, split.condition, FAST_WEIGHTS)
+    candidates = []
+    for index, precision in enumerate(precisions):
+        step(f"fast stages ({precision.describe()})")
+        folder = work / f"candidate{index}"
+        decoder, signals = _fast_stages(job, folder, split, precision, settings)
+        step(f"quality gate ({precision.describe()})")
+        verdict = _gate(job, reference, decoder)
+        candidates.append(_Candidate(precision, folder, decoder, signals, verdict))
     shutil.rmtree(work / "split", ignore_errors=True)
-    for index in range(len(signals)):
-        optimize(stage_path(work, index), staging / fast_stage_file(index),
-                 settings.session_options(), FAST_WEIGHTS)  # fmt: skip
-    stages = [staging / fast_stage_file(i) for i in range(len(signals))]
-    fast = _stages(job, stages, signals, settings)
-    step("quality gate")
-    verdict = _gate(job, reference, fast)
     step("time both")
     audio_seconds = latent.shape[2] * reference.hop / job.sample_rate
-    timed = interleaved(
-        {"reference": _run(reference, latent, condition), "fast": _run(fast, latent, condition)},
-        audio_seconds,
-    )
+    runs = {"reference": _run(reference, latent, condition)}
+    runs.update({c.precision.describe(): _run(c.decoder, latent, condition) for c in candidates})
+    timed = interleaved(runs, audio_seconds)
+    passed = [c for c in candidates if c.gate.passed]
+    chosen = min(passed or candidates[:1], key=lambda c: timed[c.precision.describe()].median)
+    for index in range(len(chosen.signals)):  # its stages (and their weights) are served
+        for stage in chosen.folder.glob(f"{Path(fast_stage_file(index)).stem}.*"):
+            stage.rename(staging / stage.name)
     return {
         "built": True,
-        "precision": made.precision.as_dict(),
-        "gate": verdict.as_dict(),
+        "precision": chosen.precision.as_dict(),
+        "gate": chosen.gate.as_dict(),
         "trials": [trial.as_dict() for trial in made.trials],
-        "activation timing": {k: v.as_dict() for k, v in made.activation_timing.items()},
+        "integer arithmetic": made.arithmetic.as_dict(),
+        "path timing": {k: v.as_dict() for k, v in made.path_timing.items()},
+        "fp16 convolutions": half,
+        "candidates": [_described(c, timed[c.precision.describe()]) for c in candidates],
         "equalized pairs": made.equalized_pairs,
         "reference": timed["reference"].as_dict(),
-        "fast": timed["fast"].as_dict(),
-        "stage_inputs": signals,
+        "fast": timed[chosen.precision.describe()].as_dict(),
+        "stage_inputs": chosen.signals,
     }
+
+
+@dataclass
+class _Candidate:
+    """One fast decoder made for this voice, in the stages requests would run."""
+
+    precision: Precision
+    folder: Path
+    decoder: Decoder
+    signals: list[str]
+    gate: QualityGate
+
+
+def _described(candidate: _Candidate, timing: Timing) -> dict[str, Any]:
+    described = candidate.precision.describe()
+    return {"precision": described, "gate": candidate.gate.as_dict(), "timing": timing.as_dict()}
+
+
+def _fast_stages(
+    job: DecoderJob, folder: Path, split: Any, precision: Precision, settings: RuntimeSettings
+) -> tuple[Decoder, list[str]]:
+    """The candidate graph ``folder.onnx`` cut at its upsamplings in ``folder``, each stage
+    optimized for this machine (with the session config its integer path needs: the rewrite
+    stays in the file), and opened as requests open them."""
+    folder.mkdir()
+    shutil.move(folder.with_suffix(".onnx"), folder / FAST_GRAPH)
+    signals = cut_decoder_stages(folder / FAST_GRAPH, split.latent, split.condition, FAST_WEIGHTS)
+    for index in range(len(signals)):
+        options = settings.session_options()
+        for key, value in precision.path.session_config().items():
+            options.add_session_config_entry(key, value)
+        optimize(stage_path(folder, index), folder / fast_stage_file(index), options, FAST_WEIGHTS)
+    stages = [folder / fast_stage_file(i) for i in range(len(signals))]
+    return _stages(job, stages, signals, settings), signals
 
 
 def _stages(

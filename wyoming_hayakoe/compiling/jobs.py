@@ -125,6 +125,8 @@ class DecoderJob:
     """Layer groups kept in float instead of choosing them by measurement."""
     key_extra: tuple[str, ...] = ()
     """What the folder's key depends on besides the model (see decoder_choice.py)."""
+    progress: Path | None = None
+    """Where what is measured is kept until ``target`` is published (checkpoints.py)."""
     calibration: tuple[dict[str, np.ndarray], ...] = ()
     check: tuple[dict[str, np.ndarray], ...] = ()
 
@@ -154,7 +156,9 @@ class DecoderJob:
                 kind, index, name = key.split(".", 2)
                 sets[kind].setdefault(int(index), {})[name] = stored[key]
         keep = raw.pop("keep_float")
+        progress = raw.pop("progress")
         return cls(
+            progress=Path(progress) if progress else None,
             model=Path(raw.pop("model")),
             voice_folder=Path(raw.pop("voice_folder")),
             target=Path(raw.pop("target")),

@@ -21,7 +21,9 @@ there).
 from __future__ import annotations
 
 from ..engine import Continuation, Engine, Voice
+from ..engine.prepared import PreparedText
 from ..errors import TextError
+from ..foreground import Foreground
 from ..progress import ProgressBoard
 from ..text.frontend import TextFrontend
 from ..text.with_reading import TextWithReading
@@ -53,8 +55,9 @@ class TtsService:
         self.progress = ProgressBoard()
         """Downloads and compiles in progress (work on the service's threads reports here);
         the web page shows its snapshot."""
-        self._workers = Workers(self.progress)
-        self._syntheses = Syntheses(self._workers, settings.max_waiting)
+        foreground = Foreground()  # the syntheses in progress, which compile children stop for
+        self._workers = Workers(self.progress, foreground)
+        self._syntheses = Syntheses(self._workers, settings.max_waiting, foreground)
         availability = Availabilities()
         self._engine = SharedEngine(store, settings, engine_factory, self._workers, availability)
         self._loader = VoiceLoader(
@@ -138,9 +141,10 @@ class TtsService:
 
     async def text_frontend(self) -> TextFrontend:
         """The engine's text front-end with the user dictionary's words in effect; an edited
-        dictionary is compiled first, on a worker thread, outside the CPU slot."""
+        dictionary is compiled first, on the text thread as for a request, outside the CPU
+        slot."""
         engine = await self._engine.get()
-        await self._workers.load(engine.refresh_user_dictionary)
+        await self._workers.read_text(engine.refresh_user_dictionary)
         return engine.frontend
 
     # ----- synthesis -----
@@ -173,9 +177,10 @@ class TtsService:
         """
         self.check_text_length(len(text if isinstance(text, str) else text.text))
         engine = await self._engine.get()
-        # An edited user dictionary is compiled here, on a loading thread: others keep going.
-        await self._workers.load(engine.refresh_user_dictionary)
-        prepared = await self._workers.load(engine.prepare, text, not one_sentence)
+        # On the one text thread, in the order the requests came: a later request's text is
+        # never ready first, so its audio cannot go ahead (on two loading threads it could).
+        # An edited user dictionary is compiled there first; synthesis keeps going meanwhile.
+        prepared = await self._workers.read_text(_prepared, engine, text, not one_sentence)
         voice, params = resolved.voice, resolved.params
         return await self._syntheses.run(engine, voice, params, prepared, on_piece, continuation)
 
@@ -190,3 +195,9 @@ class TtsService:
         self._engine.cancel()
         self.voice_management.close()
         self._workers.shutdown()
+
+
+def _prepared(engine: Engine, text: str | TextWithReading, whole: bool) -> PreparedText:
+    """The request's text rewritten and split, with the user dictionary as it is now."""
+    engine.refresh_user_dictionary()
+    return engine.prepare(text, whole)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable, Iterator
 from ..engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice
 from ..engine.prepared import PreparedText
 from ..errors import ServerBusyError
+from ..foreground import Foreground
 from ..pacing.scheduler import PlaybackClock
 from ..pacing.turns import CpuTurns, Demand, TurnOrder
 from .flights import Flight, PieceCallback
@@ -27,8 +28,9 @@ _END = object()
 
 
 class Syntheses:
-    def __init__(self, workers: Workers, max_waiting: int) -> None:
+    def __init__(self, workers: Workers, max_waiting: int, foreground: Foreground) -> None:
         self._workers = workers
+        self._foreground = foreground
         self._max_waiting = max_waiting
         self.order = TurnOrder()
         self._turns = CpuTurns(self.order)
@@ -88,7 +90,11 @@ class Syntheses:
         """``work(voice)`` on the synthesis thread, in a CPU turn of its own, queued as a new
         request is (its deadline is now)."""
         async with self._turns.turn(Demand(time.monotonic(), PlaybackClock())):
-            await self._workers.synthesize(work, voice)
+            self._foreground.begin()
+            try:
+                await self._workers.synthesize(work, voice)
+            finally:
+                self._foreground.end()
 
     def close(self) -> None:
         for task in [*self._producers, *self._warm_ups]:
@@ -127,6 +133,7 @@ class Syntheses:
     ) -> None:
         """Run ``steps`` one CPU turn each, while anybody listens, into ``flight``."""
         self.order.join(demand)
+        self._foreground.begin()
         exhausted = False
         waited, turns = 0.0, 0
         try:
@@ -151,6 +158,7 @@ class Syntheses:
             flight.finish(err)
         finally:
             self.order.leave(demand)
+            self._foreground.end()
             _LOGGER.debug("Waited %.3f s in all for the CPU (%d steps)", waited, turns)
             if not exhausted:
                 await self._close(steps)

@@ -4,7 +4,8 @@ removals) and one for the page's voice downloads (one at a time).
 
 Separate pools so a long download never holds up synthesis, and vice versa. Nothing that
 blocks (disk scans, downloads, ONNX sessions, synthesis) runs on the event loop. Long work on
-these threads (downloads, compiles) reports its progress into the service's board.
+these threads (downloads, compiles) reports its progress into the service's board, and the
+compile children it starts stop while requests are synthesized (foreground.py).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from ..foreground import Foreground, giving_way_to
 from ..progress import ProgressBoard, reporting_to
 
 _T = TypeVar("_T")
 
 
 class Workers:
-    def __init__(self, progress: ProgressBoard) -> None:
+    def __init__(self, progress: ProgressBoard, foreground: Foreground) -> None:
         self._progress = progress
+        self._foreground = foreground
         self._synthesis = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-synth")
         self._loading = ThreadPoolExecutor(2, thread_name_prefix="hayakoe-load")
         self._text = ThreadPoolExecutor(1, thread_name_prefix="hayakoe-text")
@@ -36,7 +39,8 @@ class Workers:
         return await self._submit(self._loading, func, *args)
 
     async def read_text(self, func: Callable[..., _T], *args: object) -> _T:
-        """``func(*args)`` on the thread that reads texts for the adapters."""
+        """``func(*args)`` on the text thread, where the adapters' readings and the requests'
+        texts are prepared one at a time, in the order they were asked."""
         return await self._submit(self._text, func, *args)
 
     async def files(self, func: Callable[..., _T], *args: object) -> _T:
@@ -65,7 +69,7 @@ class Workers:
         with self._busy_lock:
             self._busy_threads += 1
         try:
-            with reporting_to(self._progress):
+            with reporting_to(self._progress), giving_way_to(self._foreground):
                 return func(*args)
         finally:
             with self._busy_lock:

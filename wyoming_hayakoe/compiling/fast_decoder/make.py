@@ -2,8 +2,10 @@
 
 1. the graph with its weights inside (the quantizer reads one file);
 2. activation histograms over short chunks of the calibration examples (ranges.py);
-3. the 8-bit activation type, by timing both on the default split (every group but those at
-   the audio rate): ARM's int8 kernels differ from x86's, only the machine can say;
+3. the integer path, by timing every path whose sums this machine's kernels make exactly
+   (arithmetic.py: the 8-bit activation type, and where 8-bit weights would saturate, 7-bit
+   weights or wide sums) on the default split (every group but those at the audio rate):
+   ARM's int8 kernels differ from x86's, only the machine can say;
 4. the int8 groups, by measured sensitivity on a few calibration examples (search.py), unless
    the caller names the groups to keep in float;
 5. the variant, and its quality gate on the check examples, which nothing above has seen
@@ -20,6 +22,7 @@ chunk's activations at a time.
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,13 +32,16 @@ import onnxruntime as ort
 
 from ...errors import ModelFileError
 from ...runtime.sessions import RuntimeSettings, release_freed_heap
+from .arithmetic import Arithmetic, probe
+from .checkpoints import Checkpoints
 from .equalization import equalize
 from .generator import Generator, find_generator
+from .half import group_nodes, to_half
 from .quality import QualityGate, gate
 from .ranges import Feeds, TensorHistogram, chunks_of, collect, conv_tensors
 from .search import Search, Trial
 from .timing import Timing, interleaved
-from .variant import INT8, UINT8, Precision, mixed_graph, ranges_for
+from .variant import Precision, mixed_graph, ranges_for
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -59,8 +65,10 @@ class MadeVariant:
     gate: QualityGate | None
     """On the check examples, the graph whole (None: the caller judges what it serves)."""
     trials: tuple[Trial, ...]
-    activation_timing: dict[str, Timing]
+    path_timing: dict[str, Timing]
+    """Each exact integer path on the default split, by name."""
     equalized_pairs: int
+    arithmetic: Arithmetic
 
 
 def timed_inputs(model: object) -> list[str]:
@@ -84,11 +92,15 @@ class VariantMaker:
         settings: RuntimeSettings,
         sample_rate: int,
         announce: Callable[[str], None] = lambda _step: None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
+        """``checkpoints``: where what is measured is kept, and what an earlier maker of the
+        same job measured is read back from (checkpoints.py)."""
         import onnx
 
         self.work, self.settings, self.sample_rate = work, settings, sample_rate
         self._announce = announce
+        self.checkpoints = checkpoints or Checkpoints(None)
         work.mkdir(parents=True, exist_ok=True)
         announce("decoder graph")
         self.model = onnx.load(str(source))  # its weights inside: the quantizer reads one file
@@ -103,14 +115,19 @@ class VariantMaker:
         self._histograms: dict[bool, dict[str, TensorHistogram]] = {}
         self._equalized: Path | None = None
         self.equalized_pairs = 0
+        self.arithmetic = probe(settings)
 
-    def session(self, path: Path) -> ort.InferenceSession:
-        return ort.InferenceSession(
-            str(path), self.settings.session_options(), providers=["CPUExecutionProvider"]
-        )
+    def session(self, path: Path, precision: Precision | None = None) -> ort.InferenceSession:
+        """``path`` as this machine runs it, with the session config ``precision`` needs."""
+        options = self.settings.session_options()
+        for key, value in (precision.path.session_config() if precision else {}).items():
+            options.add_session_config_entry(key, value)
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
-    def decode(self, path: Path, examples: Sequence[Feeds]) -> list[np.ndarray]:
-        session = self.session(path)
+    def decode(
+        self, path: Path, examples: Sequence[Feeds], precision: Precision | None = None
+    ) -> list[np.ndarray]:
+        session = self.session(path, precision)
         return [np.asarray(session.run(None, e)[0], np.float32).reshape(-1) for e in examples]
 
     def make(
@@ -121,12 +138,15 @@ class VariantMaker:
         keep_float: Sequence[str] | None = None,
     ) -> MadeVariant:
         """The variant written as ``target``: its groups chosen by measurement, or every
-        group but ``keep_float``; its activation type timed on ``timing_example``; judged
-        on the ``check`` examples if given."""
+        group but ``keep_float``; its integer path timed on ``timing_example``; judged on
+        the ``check`` examples if given."""
         generator = self.generator
+        if not self.arithmetic.paths:
+            raise NoFastVariant(f"no integer path is exact on this machine: "
+                                f"{self.arithmetic.describe()}")  # fmt: skip
         self._announce("calibration ranges")
         self.histograms(equalized=False)
-        self._announce("activation type")
+        self._announce("integer path")
         prior = tuple(n for n in generator.names if n not in generator.audio_rate)
         forced = None
         if keep_float is not None:
@@ -135,9 +155,9 @@ class VariantMaker:
                 raise ValueError(f"no layer group {', '.join(sorted(unknown))} "
                                  f"(groups: {', '.join(generator.names)})")  # fmt: skip
             forced = tuple(n for n in generator.names if n not in keep_float)
-        timing = self.activation_timing(forced or prior, timing_example)
-        activations = min(timing, key=lambda name: timing[name].median)
-        base = Precision((), activations=activations)
+        timing = self.path_timing(forced or prior, timing_example)
+        fastest = min(timing, key=lambda name: timing[name].median)
+        base = Precision(()).on_path(next(p for p in self.arithmetic.paths if p.name == fastest))
         trials: list[Trial] = []
         if forced is not None:
             precision = replace(base, int8_groups=forced)
@@ -155,10 +175,10 @@ class VariantMaker:
         if check is not None:
             self._announce("quality gate")
             references = self.decode(self.plain, check)
-            verdict = gate(references, self.decode(target, check), self.sample_rate)
+            verdict = gate(references, self.decode(target, check, precision), self.sample_rate)
         pairs = self.equalized_pairs if precision.equalized else 0
         release_freed_heap()
-        return MadeVariant(precision, verdict, tuple(trials), timing, pairs)
+        return MadeVariant(precision, verdict, tuple(trials), timing, pairs, self.arithmetic)
 
     def search(self) -> Search:
         references = self.decode(self.plain, self.selection)
@@ -166,23 +186,29 @@ class VariantMaker:
 
         def decode(precision: Precision) -> list[np.ndarray]:
             self.build(precision, trial)
-            return self.decode(trial, self.selection)
+            return self.decode(trial, self.selection, precision)
 
         can_equalize = self._equalize_once() > 0
-        return Search(self.generator, decode, references, self.sample_rate, can_equalize)
+        return Search(self.generator, decode, references, self.sample_rate, can_equalize,
+                      self.checkpoints.trials(), self.checkpoints.keep_trial)  # fmt: skip
 
-    def activation_timing(self, groups: tuple[str, ...], example: Feeds) -> dict[str, Timing]:
-        """Both 8-bit activation types on ``groups``, timed in turn on ``example``."""
+    def path_timing(self, groups: tuple[str, ...], example: Feeds) -> dict[str, Timing]:
+        """Every exact integer path on ``groups``, timed in turn on ``example``."""
+        name = "paths-" + ",".join(groups)
+        if (kept := self.checkpoints.timing(name)) is not None:
+            return kept
         runs = {}
-        for activations in (UINT8, INT8):
-            path = self.work / f"{activations}.onnx"
-            self.build(Precision(groups, activations=activations), path)
-            session = self.session(path)
-            runs[activations] = lambda s=session: s.run(None, example)
+        for index, path in enumerate(self.arithmetic.paths):
+            graph = self.work / f"path-{index}.onnx"
+            precision = Precision(groups).on_path(path)
+            self.build(precision, graph)
+            session = self.session(graph, precision)
+            runs[path.name] = lambda s=session: s.run(None, example)
         audio = self.decode(self.plain, [example])[0]
         timing = interleaved(runs, len(audio) / self.sample_rate, rounds=3)
         del runs
         release_freed_heap()
+        self.checkpoints.keep_timing(name, timing)
         return timing
 
     def build(self, precision: Precision, target: Path) -> None:
@@ -190,23 +216,39 @@ class VariantMaker:
             raise ValueError("equalized, but this graph has no pair to equalize")
         plain = self._equalized if precision.equalized else self.plain
         assert plain is not None
-        histograms = self.histograms(precision.equalized)
-        convs = self.generator.convs(precision.int8_groups)
-        ranges = ranges_for(self.model, convs, histograms, precision)
-        mixed_graph(plain, self.generator, precision, ranges, self.chunks[0], target)
-
-    def histograms(self, equalized: bool) -> dict[str, TensorHistogram]:
-        if equalized not in self._histograms:
+        if precision.int8_groups:
+            histograms = self.histograms(precision.equalized)
+            convs = self.generator.convs(precision.int8_groups)
+            ranges = ranges_for(self.model, convs, histograms, precision)
+            mixed_graph(plain, self.generator, precision, ranges, self.chunks[0], target)
+        else:
+            shutil.copyfile(plain, target)
+        if precision.fp16_groups:
             import onnx
 
-            path = self._equalized if equalized else self.plain
-            if path is None:
-                raise ValueError("equalized, but nothing could be")
-            model = onnx.load(str(path))
-            tensors = conv_tensors(model, self.generator.all_convs)
-            self._histograms[equalized] = collect(model, self.work, self.chunks, tensors,
-                                                  self.session)  # fmt: skip
+            model = onnx.load(str(target))
+            to_half(model, group_nodes(model, self.generator, precision.fp16_groups))
+            onnx.save(model, str(target))
+
+    def histograms(self, equalized: bool) -> dict[str, TensorHistogram]:
+        name = "equalized" if equalized else "plain"
+        if equalized not in self._histograms:
+            kept = self.checkpoints.histograms(name)
+            if kept is None:
+                kept = self._collect(equalized)
+                self.checkpoints.keep_histograms(name, kept)
+            self._histograms[equalized] = kept
         return self._histograms[equalized]
+
+    def _collect(self, equalized: bool) -> dict[str, TensorHistogram]:
+        import onnx
+
+        path = self._equalized if equalized else self.plain
+        if path is None:
+            raise ValueError("equalized, but nothing could be")
+        model = onnx.load(str(path))
+        tensors = conv_tensors(model, self.generator.all_convs)
+        return collect(model, self.work, self.chunks, tensors, self.session)
 
     def _equalize_once(self) -> int:
         if self._equalized is None:

@@ -10,12 +10,13 @@
 4. *Equalization*: the chosen groups once more with cross-layer equalization; kept if closer.
 
 Each trial quantizes and decodes once; a full-size decoder of seven groups takes about eleven.
+A trial measured by an earlier child for the same job (checkpoints.py) is not made again.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -67,21 +68,30 @@ class Search:
         references: Sequence[np.ndarray],
         sample_rate: int,
         can_equalize: bool,
+        known: Mapping[Precision, Trial] | None = None,
+        keep: Callable[[Trial], None] = lambda _trial: None,
     ) -> None:
+        """``known``: trials measured before, taken as they are; ``keep``: told each new
+        one."""
         self.generator = generator
         self._decode = decode
         self._references = references
         self._sample_rate = sample_rate
         self._can_equalize = can_equalize
+        self._known = dict(known or {})
+        self._keep = keep
         self.trials: list[Trial] = []
 
     def trial(self, precision: Precision) -> Trial:
-        audio = self._decode(precision)
-        distances = [
-            log_mel_distance(r, a, self._sample_rate)
-            for r, a in zip(self._references, audio, strict=True)
-        ]
-        trial = Trial(precision, float(np.mean(distances)), float(np.max(distances)))
+        trial = self._known.get(precision)
+        if trial is None:
+            audio = self._decode(precision)
+            distances = [
+                log_mel_distance(r, a, self._sample_rate)
+                for r, a in zip(self._references, audio, strict=True)
+            ]
+            trial = Trial(precision, float(np.mean(distances)), float(np.max(distances)))
+            self._keep(trial)
         self.trials.append(trial)
         _LOGGER.debug("%s: %.2f dB (worst %.2f)", precision.describe(), trial.mean_db,
                       trial.worst_db)  # fmt: skip

@@ -1,8 +1,11 @@
 """Timing decoders against each other on this machine: runs interleaved, round after round, so
-that a machine that slows down for a while slows every one of them alike."""
+that a machine that slows down for a while slows every one of them alike. A run during which
+the process was stopped (a compile child stops while its server synthesizes a request:
+foreground.py) is run again: its time would count the request's."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -11,6 +14,20 @@ from typing import Any
 import numpy as np
 
 ROUNDS = 5
+_RETRIES = 20
+"""Runs of one round that may be stopped before its time is taken as it is."""
+_continued = 0
+"""How many times this process was continued after a stop (watch_for_stops)."""
+
+
+def watch_for_stops() -> None:
+    """Count the SIGCONTs this process gets (call once, in the main thread)."""
+
+    def count(signum: int, frame: object) -> None:
+        global _continued
+        _continued += 1
+
+    signal.signal(signal.SIGCONT, count)
 
 
 @dataclass(frozen=True)
@@ -49,9 +66,13 @@ def interleaved(
     seconds: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():
-            started = now()
-            run()
-            seconds[name].append(now() - started)
+            for _attempt in range(_RETRIES):
+                continued, started = _continued, now()
+                run()
+                elapsed = now() - started
+                if _continued == continued:
+                    break
+            seconds[name].append(elapsed)
     return {name: Timing(tuple(times), audio_seconds) for name, times in seconds.items()}
 
 

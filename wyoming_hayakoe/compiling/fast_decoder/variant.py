@@ -8,7 +8,8 @@ LeakyReLU between two of them into QLinearLeakyRelu; a transposed convolution ha
 kernel, so the upsamplings stay FP32. The activation ranges are ours (ranges.py), handed over as
 ``TensorQuantOverrides``: the quantizer's own calibration runs only on one short chunk, whose
 ranges are all overridden. A conv whose output is not quantized gets no int8 kernel (measured:
-slower than FP32), so every int8 conv writes int8.
+slower than FP32), so every int8 conv writes int8. Where this machine's integer kernels would
+saturate their sums, the weights go in 7 bits or the sessions sum wide (arithmetic.py).
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .arithmetic import UINT8, IntegerPath
 from .generator import Generator
 from .ranges import Feeds, TensorHistogram, conv_tensors
 
-UINT8 = "uint8"
-INT8 = "int8"
 INPUT_PERCENTILE = 99.99
 """Share of a conv's input values inside its range (LeakyReLU outputs). Measured on a real
 trained decoder with every other setting fixed: 99.995-99.98 alike, 99.95 worse."""
@@ -47,13 +47,36 @@ class Precision:
     """8-bit activations: ``uint8`` (u8s8 kernels) or ``int8`` (s8s8)."""
     input_percentile: float = INPUT_PERCENTILE
     output_percentile: float = OUTPUT_PERCENTILE
+    weight_bits: int = 8
+    """7 where this machine's kernels would saturate 8-bit weights' sums (arithmetic.py)."""
+    wide_sums: bool = False
+    """Sessions that sum wide instead (arithmetic.py)."""
+    fp16_groups: tuple[str, ...] = ()
+    """Groups in half precision (half.py), none of them in ``int8_groups``."""
+
+    @property
+    def path(self) -> IntegerPath:
+        return IntegerPath(self.activations, self.weight_bits, self.wide_sums)
+
+    def on_path(self, path: IntegerPath) -> Precision:
+        """The same groups and ranges on another integer path."""
+        return replace(
+            self,
+            activations=path.activations,
+            weight_bits=path.weight_bits,
+            wide_sums=path.wide_sums,
+        )
 
     def describe(self) -> str:
+        half = f"fp16 {', '.join(self.fp16_groups)}" if self.fp16_groups else ""
+        if not self.int8_groups and half:
+            return half
         groups = ", ".join(self.int8_groups) or "nothing"
+        path = self.path.name.replace(self.activations, f"{self.activations} activations", 1)
         return (
-            f"int8 {groups} ({self.activations} activations, ranges at percentiles "
+            f"int8 {groups} ({path}, ranges at percentiles "
             f"{self.input_percentile:g}/{self.output_percentile:g}"
-            f"{', equalized' if self.equalized else ''})"
+            f"{', equalized' if self.equalized else ''})" + (f"; {half}" if half else "")
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -61,7 +84,8 @@ class Precision:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Precision:
-        return cls(**{**raw, "int8_groups": tuple(raw["int8_groups"])})
+        groups = {k: tuple(raw.get(k, ())) for k in ("int8_groups", "fp16_groups")}
+        return cls(**{**raw, **groups})
 
 
 def ranges_for(
@@ -121,6 +145,7 @@ def mixed_graph(
             per_channel=True,
             activation_type=activation,
             weight_type=QuantType.QInt8,
+            reduce_range=precision.weight_bits == 7,  # weights in [-64, 64]; activations whole
             nodes_to_exclude=[c for c in generator.all_convs if c not in int8],
             calibrate_method=CalibrationMethod.MinMax,
             extra_options={"TensorQuantOverrides": overrides},

@@ -89,6 +89,7 @@ def create_service(args: argparse.Namespace) -> TtsService:
         user_dictionary=user_dictionary,
         max_waiting=args.max_waiting,
         decoder=args.decoder,
+        first_audio_within=args.first_audio_within or None,
     )
     return TtsService(store, settings)
 

@@ -43,7 +43,7 @@ def test_every_option_has_its_argument() -> None:
         "voice": "jvnv-M1-jp", "style": "Happy", "speed_scale": 1.25,
         "intonation_scale": 1.5, "tempo_dynamics_scale": 0.5, "noise_scale": 0.3,
         "noise_scale_w": 0.4, "threads": 3, "decoder": "fast",
-        "samples_per_chunk": 2048, "local_files_only": True,
+        "samples_per_chunk": 2048, "first_audio_within": 0, "local_files_only": True,
         "hub_endpoint": "https://mirror.example/hub/", "debug_logging": True,
     }  # fmt: skip
     voicevox = {"voicevox_api": True, "voicevox_api_allow": ["10.0.0.0/8"],
@@ -52,7 +52,8 @@ def test_every_option_has_its_argument() -> None:
     assert args == [
         "--voice", "jvnv-M1-jp", "--style", "Happy", "--speed-scale", "1.25",
         "--intonation-scale", "1.5", "--tempo-dynamics-scale", "0.5", "--noise-scale", "0.3",
-        "--noise-scale-w", "0.4", "--samples-per-chunk", "2048", "--threads", "3",
+        "--noise-scale-w", "0.4", "--samples-per-chunk", "2048", "--first-audio-within", "0",
+        "--threads", "3",
         "--decoder", "fast",
         "--local-files-only", "--debug",
     ]  # fmt: skip

@@ -32,6 +32,8 @@ class Request:
     sentences: Sequence[int]
     """Latent frames of each sentence."""
     front_end: float = FRONT_END_S
+    first_audio_within: float | None = None
+    """The first-audio deadline its client needs (the server's --first-audio-within)."""
 
 
 @dataclass
@@ -40,7 +42,9 @@ class Heard:
 
     request: Request
     first_sound: float | None = None
-    """Seconds from the request to its first audio."""
+    """Seconds from the request to its first audio of speech."""
+    first_audio: float | None = None
+    """Seconds from the request to its first audio, an opening silence included."""
     longest_silence: float = 0.0
     """Longest wait for audio once it had started, pauses between sentences excluded."""
     stretches: list[float] = field(default_factory=list)
@@ -77,7 +81,10 @@ def play(
         decode_speed.observe(learned or speed_at(0.0), 1.0)
     decoder = TimedDecoder(clock, speed_at)
     heard = [Heard(request) for request in requests]
-    demands = [Demand(request.arrival, PlaybackClock()) for request in requests]
+    demands = [
+        Demand(request.arrival, PlaybackClock(), first_audio_within=request.first_audio_within)
+        for request in requests
+    ]
     steps = [
         _steps(request, demand, heard_by, clock, decoder, decode_speed, order)
         for request, demand, heard_by in zip(requests, demands, heard, strict=True)
@@ -117,6 +124,8 @@ def _hear(
 ) -> None:
     """The client gets ``pieces`` (seconds, whether it starts after a pause) now."""
     for seconds, after_pause in pieces:
+        if heard.first_audio is None:
+            heard.first_audio = clock.now - request.arrival
         if heard.first_sound is None:
             heard.first_sound = clock.now - request.arrival
         elif listening.played_until is not None and not after_pause:
@@ -138,6 +147,16 @@ def _steps(
 ) -> Iterator[object]:
     scheduler = Scheduler(speed, demand.pacing, now=clock)
     listening = PlaybackClock()
+    step_ended = clock.now
+
+    def opening(next_step: float) -> None:
+        """The engine's opening silence (engine/rendering.py), heard as silence."""
+        if seconds := scheduler.opening_silence(next_step):
+            if heard.first_audio is None:
+                heard.first_audio = clock.now - request.arrival
+            listening.sent(seconds, clock.now, voiced=False)
+
+    opening(0.0)
     for index, frames in enumerate(request.sentences):
         # phonemes in proportion to frames, as a voice speaks them
         later = [f // 4 for f in request.sentences[index + 1 :]]
@@ -145,6 +164,8 @@ def _steps(
         _hear(scheduler.release(None), heard, listening, clock, request)
         heard.fronts.append((clock.now, listening.lead(clock.now)))
         clock.now += request.front_end
+        step, step_ended = clock.now - step_ended, clock.now
+        opening(step)
         yield None
         latent = np.zeros((1, 2, frames), dtype=np.float32)
         pause = PAUSE_S if index else 0.0
@@ -155,7 +176,11 @@ def _steps(
                 produced = (len(piece) / SAMPLE_RATE + pause, pause > 0)
                 pause = 0.0
             seconds = produced[0] if produced is not None else 0.0
-            _hear(scheduler.release(produced, seconds), heard, listening, clock, request)
+            released = scheduler.release(produced, seconds)
+            step, step_ended = clock.now - step_ended, clock.now
+            if not released:
+                opening(step)
+            _hear(released, heard, listening, clock, request)
             yield None
     _hear(scheduler.flush(), heard, listening, clock, request)
     heard.windows = scheduler.decoded

@@ -20,6 +20,8 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from tools.benchmark import (
+    beside_compiling,
+    conversation,
     decoders,
     document,
     memory_mode,
@@ -119,6 +121,26 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "threads, and what a listener hears from each on a simulated slow board "
         "(tools/benchmark/decoders.py)",
     )
+    parser.add_argument(
+        "--conversation",
+        action="store_true",
+        help="only a conversation partner's first sound on a simulated slow board: replies "
+        "asked in one synthesize and streamed as Home Assistant streams them, with each "
+        "decoder, the first-audio deadline off and on (tools/benchmark/conversation.py)",
+    )
+    parser.add_argument(
+        "--beside-compiling",
+        action="store_true",
+        help="only requests while the fast decoder is being made: short requests every 3 s "
+        "with nothing compiling and while the child compiles, a server killed while it does "
+        "(tools/benchmark/beside_compiling.py)",
+    )
+    parser.add_argument(
+        "--back-to-back",
+        action="store_true",
+        help="with --beside-compiling: also requests back to back until the fast decoder is "
+        "made (long)",
+    )
     parser.add_argument("--no-four-voices", action="store_true")
     parser.add_argument("--no-wyoming-bench", action="store_true")
     parser.add_argument("--no-parity", action="store_true")
@@ -205,6 +227,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _several_clients(args, root, voice, threads, work)
     if args.decoders:
         return _decoders_mode(args, root, voice, work)
+    if args.conversation:
+        return _conversation_mode(args, root, voice, work)
+    if args.beside_compiling:
+        return _beside_compiling_mode(args, root, voice, threads, work)
     if args.memory is not None:
         return _memory_mode(args, root, voice, threads, work)
     if args.offline:
@@ -372,6 +398,36 @@ def _offline_mode(
     offline_mode.save(result, work / "offline.json")
     sys.stdout.write(_conditions(info, f"{threads} threads", args.repo))
     sys.stdout.write(offline_mode.table(result) + "\n")
+    return 0
+
+
+def _conversation_mode(args: argparse.Namespace, root: Path, voice: str, work: Path) -> int:
+    """A conversation partner's first sound (tools/benchmark/conversation.py)."""
+    info = machine()
+    cache = work / "cache"
+    _LOGGER.info("Conversation mode; logs in %s", work)
+    made = decoders.make_fast(root, voice, cache, 2)
+    results = conversation.run(root, voice, cache, work, args.rounds)
+    report = _conditions(info, "slow board, 1 thread", args.repo)
+    report += results.markdown() + "\nThe fast decoder:\n\n"
+    report += "\n".join(f"    {line}" for line in made.splitlines()) + "\n"
+    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "conversation.md"
+    out.write_text(report, encoding="utf-8")
+    sys.stdout.write(report + f"Wrote {out}\n")
+    return 0
+
+
+def _beside_compiling_mode(
+    args: argparse.Namespace, root: Path, voice: str, threads: int, work: Path
+) -> int:
+    """Requests while the fast decoder is made (tools/benchmark/beside_compiling.py)."""
+    info = machine()
+    _LOGGER.info("Beside-compiling mode; logs in %s", work)
+    results = beside_compiling.run(root, voice, work, threads, args.back_to_back)
+    report = _conditions(info, f"{threads} threads", args.repo) + results.markdown()
+    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "beside.md"
+    out.write_text(report, encoding="utf-8")
+    sys.stdout.write(report + f"Wrote {out}\n")
     return 0
 
 

@@ -31,9 +31,11 @@ _FIRST_LATENT = re.compile(r"Schedule: .*first latent after ([0-9.]+) s")
 
 @dataclass(frozen=True)
 class Sample:
-    """One synthesis: seconds to the first audio, seconds to the end, seconds of audio."""
+    """One synthesis: seconds to the first audio of speech, seconds to the end, seconds of
+    audio."""
 
     first_s: float
+    """The first chunk with any sound in it: an opening silence does not count."""
     total_s: float
     audio_s: float
     pcm: bytes = b""
@@ -46,6 +48,8 @@ class Sample:
     no schedule can sound sooner (nan without ``--debug``)."""
     arrivals: tuple[tuple[float, float], ...] = ()
     """(seconds after the request, seconds of audio) of each chunk, in order."""
+    first_chunk_s: float = float("nan")
+    """The first chunk of any kind, silence included: what a voice satellite waits for."""
 
     @property
     def speed(self) -> float:
@@ -166,6 +170,7 @@ async def read_audio(
     """One response's audio as a client playing each chunk on arrival hears it, timed from
     ``started`` (``time.perf_counter()`` when the request went out)."""
     first: float | None = None
+    first_chunk: float | None = None
     rate = 0
     samples = 0
     pcm: list[bytes] = []
@@ -181,7 +186,9 @@ async def read_audio(
             rate = AudioStart.from_event(event).rate
         elif AudioChunk.is_type(event.type):
             chunk = AudioChunk.from_event(event)
-            if first is None:
+            if first_chunk is None:
+                first_chunk = now
+            if first is None and chunk.audio.strip(b"\x00"):
                 first = now
             rate = chunk.rate
             count = len(chunk.audio) // (chunk.width * chunk.channels)
@@ -190,17 +197,18 @@ async def read_audio(
             if keep_pcm:
                 pcm.append(chunk.audio)
         elif event.type == "audio-stop":
-            if first is None or rate == 0:
+            if first_chunk is None or rate == 0:
                 raise RuntimeError(f"no audio for {text[:20]!r}")
             heard = listen(arrivals)
             return Sample(
-                first,
+                first_chunk if first is None else first,
                 now,
                 samples / rate,
                 b"".join(pcm),
                 heard.end_s,
                 heard.longest_silence_s,
                 arrivals=tuple(arrivals),
+                first_chunk_s=first_chunk,
             )
 
 

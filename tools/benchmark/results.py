@@ -73,6 +73,7 @@ def from_json(text: str) -> Results:
             listening_end_s=d.get("listening_end_s", nan),
             longest_silence_s=d.get("longest_silence_s", nan),
             first_latent_s=d.get("first_latent_s", nan),
+            first_chunk_s=d.get("first_chunk_s", nan),
         )
 
     res = Results(machine=data["machine"], settings=data["settings"])

@@ -29,6 +29,7 @@ VALUE_OPTIONS = {
     "style": "--style",
     **{knob.name: knob.flag for knob in KNOBS},
     "samples_per_chunk": "--samples-per-chunk",
+    "first_audio_within": "--first-audio-within",  # 0 turns the opening silence off
 }
 OLD_OPTIONS = {old.addon_option: old for old in OLD_SPELLINGS if old.addon_option is not None}
 """The knobs' options of older releases, by name. They stay in the schema, optional, so that

@@ -49,6 +49,10 @@ DEFAULT_CLIENT_TIMEOUT = 30.0
 # Syntheses in progress at once: twice the eight satellites the benchmark has ask at once;
 # each takes about a second of work on a 2-core PC, so the last would wait some 16 s.
 DEFAULT_MAX_WAITING = 16
+# A voice satellite (ESPHome's voice_assistant) treats a reply whose playback has not started
+# 2 s after it got the URL as finished; Home Assistant's conversion and the device's fetch take
+# part of those 2 s.
+DEFAULT_FIRST_AUDIO_WITHIN = 1.0
 LOG_FORMAT = "%(asctime)s " + logging.BASIC_FORMAT
 """wyoming-piper's format (``LEVEL:logger:message``) after the time: a first start downloads and
 compiles for minutes, and the log tells how long each step took."""
@@ -197,6 +201,17 @@ def build_parser() -> OneLineArgumentParser:
         "another gets an error at once instead of a growing queue (requests for audio that "
         "is being made already, or that the audio cache holds, do not count) "
         f"(default: {DEFAULT_MAX_WAITING})",
+    )
+    add(
+        "--first-audio-within",
+        type=non_negative_float,
+        default=DEFAULT_FIRST_AUDIO_WITHIN,
+        metavar="SECONDS",
+        help="send the first audio of a reply within this many seconds of its text (of its "
+        "first sentence, streamed): where the machine holds the first words back so that the "
+        "rest follows without a gap, a short silence opens the reply first, because voice "
+        "satellites give up on a reply that has not started playing 2 s after they asked; "
+        f"0 turns it off (default: {DEFAULT_FIRST_AUDIO_WITHIN:g})",
     )
     add(
         "--client-timeout",

@@ -251,7 +251,7 @@ class Engine:
                 yield None
                 continue
             audio = pcm.silence_pcm16(piece.pause_samples) + pcm.to_pcm16(piece.audio, gain)
-            if keep:
+            if keep and piece.text:  # not the silence that opened a held-back reply
                 produced.append((piece.text, audio))
             yield PcmPiece(piece.text, audio)
         # Only complete audio is kept: a generator closed early never gets here. Audio read

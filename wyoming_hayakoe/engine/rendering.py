@@ -21,6 +21,7 @@ from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
 _END = object()
+_NO_AUDIO = np.zeros(0, np.float32)
 
 Features = Callable[[Phonemes], np.ndarray]
 """BERT features of a sentence's phonemes, ``[hidden, phones]``."""
@@ -56,7 +57,18 @@ def render_steps(
     if pacing is None:
         pacing = Pacing(continuation.playback if continuation else PlaybackClock())
     scheduler = Scheduler(speed, pacing)
+    step_ended = scheduler.now()
+
+    def opening(index: int, next_step: float) -> AudioPiece | None:
+        """The silence that opens the reply, if the client would otherwise wait too long."""
+        seconds = scheduler.opening_silence(next_step)
+        if not seconds:
+            return None
+        return AudioPiece("", index, round(seconds * voice.sample_rate), _NO_AUDIO)
+
     try:
+        if (silence := opening(0, 0.0)) is not None:  # below real time: the wait is certain
+            yield silence
         for index, sentence in enumerate(sentences):
             if index == 0 and trailing is not None:
                 continue  # already spoken by an earlier call
@@ -86,8 +98,10 @@ def render_steps(
                     windows.append(piece.audio)
                 seconds = 0.0 if piece is None else piece.seconds(voice.sample_rate)
                 released = scheduler.release(piece, seconds)
+                now = scheduler.now()
+                step, step_ended = now - step_ended, now
                 if not released:
-                    yield None
+                    yield opening(index, step)
                 yield from released
             trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
             if continuation is not None:

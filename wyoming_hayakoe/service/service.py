@@ -57,7 +57,9 @@ class TtsService:
         the web page shows its snapshot."""
         foreground = Foreground()  # the syntheses in progress, which compile children stop for
         self._workers = Workers(self.progress, foreground)
-        self._syntheses = Syntheses(self._workers, settings.max_waiting, foreground)
+        self._syntheses = Syntheses(
+            self._workers, settings.max_waiting, foreground, settings.first_audio_within
+        )
         availability = Availabilities()
         self._engine = SharedEngine(store, settings, engine_factory, self._workers, availability)
         self._loader = VoiceLoader(

@@ -28,9 +28,16 @@ _END = object()
 
 
 class Syntheses:
-    def __init__(self, workers: Workers, max_waiting: int, foreground: Foreground) -> None:
+    def __init__(
+        self,
+        workers: Workers,
+        max_waiting: int,
+        foreground: Foreground,
+        first_audio_within: float | None = None,
+    ) -> None:
         self._workers = workers
         self._foreground = foreground
+        self._first_audio_within = first_audio_within
         self._max_waiting = max_waiting
         self.order = TurnOrder()
         self._turns = CpuTurns(self.order)
@@ -109,7 +116,7 @@ class Syntheses:
     ) -> Flight:
         """A new flight and the task that produces its pieces."""
         clock = continuation.playback if continuation else PlaybackClock()
-        demand = Demand(time.monotonic(), clock)
+        demand = Demand(time.monotonic(), clock, first_audio_within=self._first_audio_within)
         steps = steps_of(demand.pacing)
 
         def abandon() -> None:

@@ -3,8 +3,11 @@ voice: speakers and style ids, queries, synthesis and what each query field does
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
+import logging
+import threading
 import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -317,6 +320,54 @@ async def test_streamed_synthesis_is_the_same_wav(site: tuple[WebFixture, TestCl
     assert _same_pcm(np.frombuffer(streamed[44:], "<i2"), np.frombuffer(whole[44:], "<i2"))
 
 
+async def test_streaming_synthesis_sends_its_first_bytes_before_the_synthesis_ends(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    fixture, client = site
+    neutral = (await style_ids(client))["Neutral"]
+    text = "おはようございます。" + "今日は晴れです。" * 10
+    body = await query(client, text, neutral)
+    whole = await synthesis(client, body, neutral)
+    manifest = await (await client.get("/engine_manifest")).json()
+    assert manifest["supported_features"]["streaming_synthesis"] is True
+    response = await client.post("/streaming_synthesis", params={"speaker": neutral}, json=body)
+    assert response.status == 200 and response.headers["Content-Type"] == "audio/wav"
+    assert "Content-Length" not in response.headers
+    streamed = bytearray(await response.content.readexactly(44 + 2))  # the header, then sound
+    # Hold the synthesis thread: whatever the synthesis had left cannot be made meanwhile.
+    release = threading.Event()
+    held = asyncio.ensure_future(fixture.service.workers.synthesize(release.wait, 30))
+    try:
+        await asyncio.sleep(0.3)
+        streamed += response.content.read_nowait()  # what had come by then
+        assert len(streamed) < len(whole), "the WAV was complete before its first bytes"
+    finally:
+        release.set()
+        await held
+    streamed += await response.read()
+    assert streamed[:4] == b"RIFF" and streamed[4:8] == b"\xff\xff\xff\xff"
+    assert streamed[22:36] == whole[22:36]  # channels, rate, bytes per second
+    # the same audio as /synthesis, within one step of rounding
+    assert _same_pcm(np.frombuffer(streamed[44:], "<i2"), np.frombuffer(whole[44:], "<i2"))
+
+
+async def test_a_client_leaving_a_streaming_synthesis_stops_it(
+    site: tuple[WebFixture, TestClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    _, client = site
+    neutral = (await style_ids(client))["Neutral"]
+    body = await query(client, "おはようございます。" + "今日は晴れです。" * 20, neutral)
+    caplog.set_level(logging.DEBUG, "wyoming_hayakoe.service.syntheses")
+    response = await client.post("/streaming_synthesis", params={"speaker": neutral}, json=body)
+    await response.content.readexactly(44 + 2)
+    response.close()  # the client goes away
+    for _ in range(100):
+        if any("stopped early" in m for m in caplog.messages):
+            break
+        await asyncio.sleep(0.05)
+    assert any("stopped early" in m for m in caplog.messages), caplog.messages
+
+
 async def test_multi_synthesis_zips_one_wav_per_query(site: tuple[WebFixture, TestClient]) -> None:
     _, client = site
     neutral = (await style_ids(client))["Neutral"]
@@ -350,6 +401,9 @@ async def test_multi_synthesis_zips_one_wav_per_query(site: tuple[WebFixture, Te
         ("/synthesis", {"speaker": "{neutral}"}, "{query|mora=x}", "is not kana"),
         ("/synthesis", {"speaker": "{neutral}"}, "{query|mora=ー}", "must follow"),
         ("/synthesis", {"speaker": 7}, "{query}", "no style id 7"),
+        ("/streaming_synthesis", {"speaker": 7}, "{query}", "no style id 7"),
+        ("/streaming_synthesis", {"speaker": "{neutral}"}, "{query|speedScale=0}", "between"),
+        ("/streaming_synthesis", {"speaker": "{neutral}"}, b"{oops", "JSON"),
         ("/synthesis", {"speaker": "{neutral}"}, b"{oops", "JSON"),
         # Nested deeper than Python's parser recurses: malformed too, not a server error.
         ("/synthesis", {"speaker": "{neutral}"}, DEEP_JSON, "JSON"),

@@ -57,6 +57,7 @@ async def engine_manifest(request: web.Request) -> web.Response:
         "manage_library": False,
         "return_resource_url": False,
         "apply_katakana_english": True,
+        "streaming_synthesis": True,
     }
     manifest: dict[str, Any] = {
         "manifest_version": "0.13.1",

@@ -1,12 +1,16 @@
 """VOICEVOX's query and synthesis endpoints: ``/audio_query``, ``/accent_phrases``,
-``/mora_data`` (and ``/mora_length``, ``/mora_pitch``), ``/synthesis``, ``/multi_synthesis``.
+``/mora_data`` (and ``/mora_length``, ``/mora_pitch``), ``/synthesis``,
+``/streaming_synthesis``, ``/multi_synthesis``.
 
 A query is made from the text the way the Wyoming side reads it (smart-home rewriting, the
 user dictionary, the same sentences), and ``/synthesis`` goes through the same service queue
 as every Wyoming request. ``core_version``, ``enable_katakana_english`` and
 ``enable_interrogative_upspeak`` are accepted and ignored (a ``?`` at the end of a phrase
-already asks). ``/synthesis?stream=true`` (this server's own) sends the WAV sentence by
-sentence with its sizes left open, when the query changes neither pitch nor sampling rate.
+already asks). ``/streaming_synthesis`` (VOICEVOX ENGINE's streaming synthesis, the same
+parameters and AudioQuery body as ``/synthesis``) sends the WAV's header with its sizes left
+open and then the audio as the decoder's windows make it, when the query changes neither pitch
+nor sampling rate (else, whole at the end); ``/synthesis?stream=true`` (this server's own,
+older) is the same. A client that goes away stops the synthesis.
 """
 
 from __future__ import annotations
@@ -123,6 +127,19 @@ async def synthesis(request: web.Request) -> web.StreamResponse:
     query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
     finisher, resolved = await _prepare(backend, number, query)
     if query_bool(request, "stream", False) and finisher.streams:
+        return await _stream(request, backend, query, finisher, resolved)
+    wav = await _wav(backend, query, finisher, resolved)
+    return web.Response(body=wav, content_type="audio/wav")
+
+
+@routes.post("/streaming_synthesis")
+@voicevox_errors
+async def streaming_synthesis(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    number = query_int(request, "speaker")
+    query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
+    finisher, resolved = await _prepare(backend, number, query)
+    if finisher.streams:
         return await _stream(request, backend, query, finisher, resolved)
     wav = await _wav(backend, query, finisher, resolved)
     return web.Response(body=wav, content_type="audio/wav")

@@ -1,4 +1,4 @@
-"""A reply whose first words are held back opens with a short silence within its deadline
+"""A reply for a client with a first-audio deadline opens with a short silence
 (pacing/scheduler.py ``opening_silence``), on the tiny voice's real decoder: a machine that
 decodes below real time is shown by the speed learned, the audio made is the voice's own."""
 
@@ -32,7 +32,7 @@ def engine(tiny_model_cache: Path) -> Engine:
     return Engine(ROOT, threads=1, cache_dir=tiny_model_cache, audio_cache_bytes=1 << 20)
 
 
-def test_a_reply_held_back_opens_with_a_short_silence_and_then_the_same_audio(
+def test_a_reply_opens_with_a_short_silence_and_then_the_same_audio(
     engine: Engine,
 ) -> None:
     plain = _reply(engine, None, 0.4)
@@ -47,6 +47,6 @@ def test_a_reply_held_back_opens_with_a_short_silence_and_then_the_same_audio(
     assert cached == b"".join(p.pcm for p in plain)
 
 
-def test_a_reply_that_sounds_in_time_has_no_opening_silence(engine: Engine) -> None:
-    pieces = _reply(engine, 1.0, 30.0)
+def test_without_a_deadline_a_reply_opens_with_its_words(engine: Engine) -> None:
+    pieces = _reply(engine, None, 0.4)
     assert pieces[0].text and pieces[0].pcm.strip(b"\x00")

@@ -147,16 +147,9 @@ def _steps(
 ) -> Iterator[object]:
     scheduler = Scheduler(speed, demand.pacing, now=clock)
     listening = PlaybackClock()
-    step_ended = clock.now
-
-    def opening(next_step: float) -> None:
-        """The engine's opening silence (engine/rendering.py), heard as silence."""
-        if seconds := scheduler.opening_silence(next_step):
-            if heard.first_audio is None:
-                heard.first_audio = clock.now - request.arrival
-            listening.sent(seconds, clock.now, voiced=False)
-
-    opening(0.0)
+    if seconds := scheduler.opening_silence():  # as engine/rendering.py opens a reply
+        heard.first_audio = clock.now - request.arrival
+        listening.sent(seconds, clock.now, voiced=False)
     for index, frames in enumerate(request.sentences):
         # phonemes in proportion to frames, as a voice speaks them
         later = [f // 4 for f in request.sentences[index + 1 :]]
@@ -164,8 +157,6 @@ def _steps(
         _hear(scheduler.release(None), heard, listening, clock, request)
         heard.fronts.append((clock.now, listening.lead(clock.now)))
         clock.now += request.front_end
-        step, step_ended = clock.now - step_ended, clock.now
-        opening(step)
         yield None
         latent = np.zeros((1, 2, frames), dtype=np.float32)
         pause = PAUSE_S if index else 0.0
@@ -176,11 +167,7 @@ def _steps(
                 produced = (len(piece) / SAMPLE_RATE + pause, pause > 0)
                 pause = 0.0
             seconds = produced[0] if produced is not None else 0.0
-            released = scheduler.release(produced, seconds)
-            step, step_ended = clock.now - step_ended, clock.now
-            if not released:
-                opening(step)
-            _hear(released, heard, listening, clock, request)
+            _hear(scheduler.release(produced, seconds), heard, listening, clock, request)
             yield None
     _hear(scheduler.flush(), heard, listening, clock, request)
     heard.windows = scheduler.decoded

@@ -57,18 +57,9 @@ def render_steps(
     if pacing is None:
         pacing = Pacing(continuation.playback if continuation else PlaybackClock())
     scheduler = Scheduler(speed, pacing)
-    step_ended = scheduler.now()
-
-    def opening(index: int, next_step: float) -> AudioPiece | None:
-        """The silence that opens the reply, if the client would otherwise wait too long."""
-        seconds = scheduler.opening_silence(next_step)
-        if not seconds:
-            return None
-        return AudioPiece("", index, round(seconds * voice.sample_rate), _NO_AUDIO)
-
     try:
-        if (silence := opening(0, 0.0)) is not None:  # below real time: the wait is certain
-            yield silence
+        if seconds := scheduler.opening_silence():  # a step of its own, before any work
+            yield AudioPiece("", 0, round(seconds * voice.sample_rate), _NO_AUDIO)
         for index, sentence in enumerate(sentences):
             if index == 0 and trailing is not None:
                 continue  # already spoken by an earlier call
@@ -98,10 +89,8 @@ def render_steps(
                     windows.append(piece.audio)
                 seconds = 0.0 if piece is None else piece.seconds(voice.sample_rate)
                 released = scheduler.release(piece, seconds)
-                now = scheduler.now()
-                step, step_ended = now - step_ended, now
                 if not released:
-                    yield opening(index, step)
+                    yield None
                 yield from released
             trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
             if continuation is not None:

@@ -26,10 +26,10 @@ LEAST_PAUSE_S = 0.08
 pause is known only once it is predicted)."""
 
 OPENING_SILENCE_S = 0.1
-"""The silence that opens a reply whose first sound is held back past the first-audio
-deadline: a few frames of any encoder, so the client starts playing (a voice satellite gives
-up on a reply that has not started 2 s after it asked); the listener hears the same silence
-as without it, and the first words when they would have come."""
+"""The silence that opens a reply for a client with a first-audio deadline: a few frames of
+any encoder, so the client starts playing at once (a voice satellite gives up on a reply that
+has not started 2 s after it asked); the listener hears the same silence as without it, and
+the first words when they would have come."""
 
 
 @dataclass
@@ -46,8 +46,11 @@ class PlaybackClock:
         self.voiced = self.voiced or voiced
 
     def lead(self, now: float) -> float:
-        """Seconds of audio sent but not yet played."""
-        return 0.0 if self.played_until is None else max(0.0, self.played_until - now)
+        """Seconds of audio sent but not yet played (an opening silence is none: the words
+        may come after it has run out, as a later start)."""
+        if self.played_until is None or not self.voiced:
+            return 0.0
+        return max(0.0, self.played_until - now)
 
 
 @dataclass(frozen=True)
@@ -234,22 +237,15 @@ class Scheduler:
         self.plans.append(plan)
         return plan
 
-    def opening_silence(self, next_step: float) -> float:
-        """Seconds of silence to send now (0: none): OPENING_SILENCE_S, once, when nothing
-        has gone out yet and the client would have nothing by its deadline if it waited for
-        what the next step (``next_step`` seconds) may release: the first sound is held back
-        (the machine below real time, a text or sentence held for its start), or the next
-        step ends after the deadline."""
-        within = self.pacing.first_audio_within
-        if within is None or self.playback.played_until is not None:
+    def opening_silence(self) -> float:
+        """Seconds of silence to send now (0: none): OPENING_SILENCE_S, once, before the
+        first step of a request with a first-audio deadline. A step cannot be cut short,
+        and the first (a sentence's front-end, BERT and text encoder) may alone outlast the
+        deadline on a slow board; the silence costs the words nothing, as they take longer
+        than it to come even on a fast machine."""
+        if self.pacing.first_audio_within is None or self.playback.played_until is not None:
             return 0.0
-        now = self.now()
-        held = self.until_release() > 0 or self.speed.assumed() < 1.0
-        if self.plans:
-            held = held or self.plans[-1].hold > self.plans[-1].windows[0]
-        if not held and now + next_step < self.pacing.arrived + within:
-            return 0.0
-        self.playback.sent(OPENING_SILENCE_S, now, voiced=False)
+        self.playback.sent(OPENING_SILENCE_S, self.now(), voiced=False)
         return OPENING_SILENCE_S
 
     def release(self, made: T | None = None, seconds: float = 0.0) -> list[T]:

@@ -248,7 +248,8 @@ class HayakoeEventHandler(Connection):
         async def on_piece(audio: PcmPiece) -> None:
             await out.pcm(audio.pcm)
 
-        await self._service.synthesize(resolved, request.text, on_piece)
+        within = self._service.settings.first_audio_within
+        await self._service.synthesize(resolved, request.text, on_piece, first_audio_within=within)
         await out.stop()
 
     async def _begin_stream(self, stream: _TextStream) -> None:
@@ -269,7 +270,12 @@ class HayakoeEventHandler(Connection):
 
         try:
             await self._service.synthesize(
-                stream.resolved, sentence, on_piece, stream.continuation, one_sentence=True
+                stream.resolved,
+                sentence,
+                on_piece,
+                stream.continuation,
+                one_sentence=True,
+                first_audio_within=self._service.settings.first_audio_within,
             )
         except TextError as err:
             # One sentence the engine cannot read must not silence the rest of an answer.

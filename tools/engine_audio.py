@@ -1,8 +1,9 @@
 """The engine's audio without the server, for the tests and the benchmark.
 
 ``pcm_pieces`` runs the one synthesis entry point the service runs (Engine.synthesis_steps)
-and collects what it sends; ``float_pieces`` stops before the loudness gain and the 16-bit
-rounding, for comparisons with the reference's float audio.
+and collects what it sends (a Wyoming client hears ``opening_silence`` before it);
+``float_pieces`` stops before the loudness gain and the 16-bit rounding, for comparisons with
+the reference's float audio.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 
 from wyoming_hayakoe.engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice, rendering
 from wyoming_hayakoe.engine.pieces import AudioPiece
+from wyoming_hayakoe.pacing.scheduler import OPENING_SILENCE_S
 from wyoming_hayakoe.text.with_reading import TextWithReading
 
 
@@ -26,6 +28,11 @@ def pcm_pieces(
         voice, engine.prepare(text), params or SynthesisParams(), continuation
     )
     return (piece for piece in steps if piece is not None)
+
+
+def opening_silence(sample_rate: int) -> bytes:
+    """The 16-bit silence that opens a reply to a Wyoming client (--first-audio-within)."""
+    return bytes(2 * round(OPENING_SILENCE_S * sample_rate))
 
 
 def float_pieces(

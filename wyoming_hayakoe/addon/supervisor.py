@@ -59,6 +59,7 @@ async def run(
     returns the server's exit status (128 + signal if killed)."""
     loop = asyncio.get_running_loop()
     server = subprocess.Popen([*SERVER_COMMAND, *args], env=dict(server_env))
+    _killed_before_us(server.pid)
     reaper = _Reaper(server, loop.create_future())
     loop.add_signal_handler(signal.SIGCHLD, reaper.reap)
     reaper.reap()  # a child that ended before the handler was in place
@@ -98,6 +99,17 @@ class _Reaper:
             self._server.returncode = code  # reaped here: never signalled again
             if not self.server_exit.done():
                 self.server_exit.set_result(code)
+
+
+SERVER_OOM_SCORE_ADJ = 200
+"""Added to the server's out-of-memory score (of 1000; raising it needs no privilege): short
+of memory, the kernel ends the server and not this process, which then
+says why. Its compile children raise theirs to 1000, ended first."""
+
+
+def _killed_before_us(pid: int) -> None:
+    with contextlib.suppress(OSError):  # no /proc (not Linux): nothing to order
+        Path(f"/proc/{pid}/oom_score_adj").write_text(str(SERVER_OOM_SCORE_ADJ))
 
 
 def _report_kill(kills_before: int | None) -> None:

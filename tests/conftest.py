@@ -163,6 +163,10 @@ def hayakoe_reference(bert_tokenizer_dir: Path) -> Callable[[str], ReferenceOutp
     from hayakoe.nlp import bert_models
     from hayakoe.nlp.japanese.g2p import text_to_sep_kata
 
+    from tools.reference_g2p import read_as_we_do
+
+    read_as_we_do()
+
     # The reference keeps its tokenizer in a global, which another test may have pointed at
     # the tiny voice's files: drop it and load the real files.
     bert_models.unload_tokenizer()

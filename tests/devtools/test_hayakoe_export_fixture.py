@@ -17,7 +17,8 @@ import pytest
 from compiled_voices import CompiledCaches
 from reference_oracle import own_reference_tokenizer
 
-from tools.engine_audio import float_pieces, pcm_pieces
+from tools.engine_audio import float_pieces, opening_silence, pcm_pieces
+from tools.reference_g2p import read_as_we_do
 from tools.server_process import start_server
 from tools.wyoming_requests import synthesize
 from wyoming_hayakoe.engine import Engine, SynthesisParams
@@ -106,6 +107,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory):
     pytest.importorskip("hayakoe", reason="hayakoe (oracle) missing")
     from hayakoe import TTS
 
+    read_as_we_do()
     with own_reference_tokenizer():  # a process-wide global: this voice's, then back
         cache = tmp_path_factory.mktemp("hk")
         tts = TTS(device="cpu", bert_source=f"file://{ROOT}", cache_dir=cache)
@@ -148,4 +150,5 @@ async def test_server_speaks_the_voice(tmp_path: Path, compiled_caches: Compiled
         server.kill()
     assert response.types[0] == "audio-start" and response.types[-1] == "audio-stop"
     assert not response.errors
-    assert expected and response.pcm == expected
+    opening = opening_silence(response.starts[0].rate)  # a Wyoming reply made now opens so
+    assert expected and response.pcm == opening + expected

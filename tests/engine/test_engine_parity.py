@@ -15,6 +15,7 @@ from compiled_voices import CompiledCaches
 from reference_oracle import own_reference_tokenizer
 
 from tools.engine_audio import float_pieces, pcm_pieces
+from tools.reference_g2p import read_as_we_do
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ref_speaker = pytest.importorskip("hayakoe.api.speaker", reason="hayakoe (oracle) missing")
@@ -55,6 +56,7 @@ def engine(
 def reference(tmp_path_factory: pytest.TempPathFactory):
     from hayakoe import TTS
 
+    read_as_we_do()
     # The reference keeps its tokenizer in a process-wide global: the tiny voice's for this
     # module, then back to what the other tests loaded.
     with own_reference_tokenizer():

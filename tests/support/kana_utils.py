@@ -17,12 +17,34 @@ _MARKS = re.escape("".join(PUNCTUATIONS))
 _RUNS = re.compile(f"[{_MARKS}]|[^{_MARKS}]+")
 
 
+_LONG = {("o", "u"): "o", ("e", "i"): "e"}
+"""A long vowel written with its second vowel (リョウ) or with ー (リョー): one sound. OpenJTalk's
+dictionaries write it either way (液量: エキリョウ in one build, エキリョー in another)."""
+
+
+_TEN_BEFORE = {"h", "f"}
+"""十 before a counter in h or f is said ジュッ or ジュー alike (ジュッヘルツ, ジューフィート)."""
+
+
+def sounds_alike(phonemes: list[str]) -> list[str]:
+    """``phonemes`` with long vowels and 十 before h or f written one way, for comparing
+    readings."""
+    out: list[str] = []
+    for index, phoneme in enumerate(phonemes):
+        following = phonemes[index + 1] if index + 1 < len(phonemes) else ""
+        if phoneme == "q" and out[-2:] == ["j", "u"] and following in _TEN_BEFORE:
+            phoneme = "u"
+        out.append(_LONG.get((out[-1], phoneme), phoneme) if out else phoneme)
+    return out
+
+
 def reading_phonemes(reading: str) -> list[str]:
-    """Phonemes of a katakana reading with punctuation marks (each mark is its own phoneme)."""
+    """Phonemes of a katakana reading with punctuation marks (each mark is its own phoneme),
+    long vowels written one way (:func:`sounds_alike`)."""
     phonemes: list[str] = []
     for run in _RUNS.findall(reading):
         phonemes.extend([run] if run in PUNCTUATIONS else kana_to_phonemes(run))
-    return phonemes
+    return sounds_alike(phonemes)
 
 
 DATA = Path(__file__).parents[1] / "data"
@@ -40,8 +62,9 @@ def corpus_rows(name: str, header: list[str] = CORPUS_HEADER) -> list[tuple[str,
 
 
 def spoken_phonemes(frontend: TextFrontend, text: str) -> list[str]:
-    """The phonemes ``frontend`` gives ``text``, without the padding."""
-    return [phone for phone in frontend.phonemize(text).phones if phone != PAD]
+    """The phonemes ``frontend`` gives ``text``, without the padding, long vowels written one
+    way (:func:`sounds_alike`)."""
+    return sounds_alike([phone for phone in frontend.phonemize(text).phones if phone != PAD])
 
 
 def corpus_ids(rows: list[tuple[str, ...]]) -> list[str]:

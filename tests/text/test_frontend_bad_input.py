@@ -19,7 +19,8 @@ from wyoming_hayakoe.errors import TextError
 from wyoming_hayakoe.text import jtalk
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import _chunks
-from wyoming_hayakoe.text.symbols import PUNCTUATIONS
+from wyoming_hayakoe.text.prosody import accent_phrase_phonemes
+from wyoming_hayakoe.text.symbols import JP_TONE_OFFSET, PUNCTUATIONS
 
 # text, whether it has something to say
 BAD_INPUTS = [
@@ -150,3 +151,34 @@ def test_arbitrary_unicode_never_breaks(
     except TextError:
         return  # allowed by the contract (none is known)
     check_phonemes(phonemes, available_frontend)
+
+
+_SMALL_KANA = "ァィゥェォャュョヮー"
+
+
+def test_every_kana_with_a_small_one_is_read(plain_frontend: TextFrontend) -> None:
+    """Where OpenJTalk labels a mora other than SBV2's kana table reads it (クォ: kw o for
+    k u o), the reading keeps the table's phonemes and the accents stay in step after it."""
+    from wyoming_hayakoe.text.kana import MORA_PHONEMES, kana_to_phonemes
+
+    single = [kana for kana in MORA_PHONEMES if len(kana) == 1 and kana not in _SMALL_KANA]
+    for kana in single:
+        for small in _SMALL_KANA:
+            text = f"ア{kana}{small}ト"
+            phonemes = plain_frontend.phonemize(text)
+            spoken = [
+                (phone, tone)
+                for phone, tone in zip(phonemes.phones, phonemes.tone_ids, strict=True)
+                if phone != "_"
+            ]
+            features = jtalk.run_frontend(text)
+            if small != "ー":
+                reading = "".join(feature["pron"] for feature in features).replace("’", "")
+                table = [_NO_SYMBOL.get(p, p) for p in kana_to_phonemes(reading)]
+                assert [phone for phone, _ in spoken] == table, text
+            labelled = accent_phrase_phonemes(jtalk.make_label(features))[-1][-2:]
+            assert [(p, JP_TONE_OFFSET + t) for p, t in labelled] == spoken[-2:], text
+
+
+_NO_SYMBOL = {"kw": "k", "gw": "g"}
+"""クヮ and グヮ, spoken without the w SBV2 has no symbol for (text/frontend.py)."""

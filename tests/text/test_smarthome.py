@@ -3,7 +3,8 @@
 ``tests/data/smarthome_corpus.tsv`` holds announcements with the katakana an announcer would
 say, written by hand (``category<TAB>text<TAB>reading``; ``\\n`` in a text is a newline). The
 reading is OpenJTalk's reading of the rewritten text, as the last line of
-``python -m wyoming_hayakoe.commands.reading`` shows it: punctuation as the marks the model sees.
+``python -m wyoming_hayakoe.commands.reading`` shows it: punctuation as the marks the model sees;
+``|`` between readings said alike, compared as sounds (kana_utils.sounds_alike).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kana_utils import reading_phonemes
 
 from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.g2p import g2p
@@ -54,7 +56,9 @@ def _reading(frontend: TextFrontend, text: str) -> str:
     ("category", "text", "reading"), CORPUS, ids=[f"{i:03d}-{c[0]}" for i, c in enumerate(CORPUS)]
 )
 def test_corpus_reading(category: str, text: str, reading: str, frontend: TextFrontend) -> None:
-    assert _reading(frontend, text) == reading, f"{category}: {text!r}"
+    read = _reading(frontend, text)
+    heard = [reading_phonemes(alternative) for alternative in reading.split("|")]
+    assert reading_phonemes(read) in heard, f"{category}: {text!r} read {read}"
 
 
 def test_corpus_covers_the_issue() -> None:

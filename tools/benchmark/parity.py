@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from tools.engine_audio import float_pieces, pcm_pieces
+from tools.reference_g2p import read_as_we_do
 
 TOLERANCE = 1e-4
 
@@ -42,6 +43,7 @@ def _reference(root: Path, voice: str, text: str, cache_dir: Path) -> np.ndarray
     from hayakoe import TTS
     from hayakoe.api import speaker as ref
 
+    read_as_we_do()
     tts = TTS(device="cpu", bert_source=f"file://{root}", cache_dir=cache_dir)
     speaker = tts.load(voice, source=f"file://{root}").prepare().speakers[voice]
     params = ref._SynthesisParams(sdp_ratio=0.0, noise=0.0, noise_w=0.0)

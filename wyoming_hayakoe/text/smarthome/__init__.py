@@ -7,7 +7,8 @@ alone, so the reference normalizer (:mod:`wyoming_hayakoe.text.normalize`) sees 
 
 Order: ™-like marks, ``½`` and ``Ⅲ``, formulas with subscripts (``NO₂``: before NFKC turns
 them into letters and digits), NFKC, markdown and emoji, then on each stretch outside the
-user-dictionary words: formulas in plain digits, dates and times, quantities with units, ranges
+user-dictionary words: numbers that name (telephone numbers, postal codes, room numbers) and
+an earthquake's magnitude, formulas in plain digits, dates and times, quantities with units, ranges
 of counted quantities, other numbers, colons, English words (tech words first). If no rule
 changes anything, the original text is returned as it came (not even NFKC-normalized).
 
@@ -25,6 +26,7 @@ from collections.abc import Iterable
 from .dates import read_dates_and_times, read_minutes
 from .english import EnglishRewriter
 from .formulas import read_formulas, read_plain_formulas
+from .identifiers import read_identifiers
 from .markdown import strip_markdown, strip_marks
 from .numbers import read_number_symbols, read_numbers
 from .ranges import read_ranges
@@ -36,8 +38,9 @@ __all__ = ["SmartHomeRewriter", "reference_keep_words"]
 
 _LATIN_RUN = re.compile(r"[A-Za-z]+")
 _SPACES = re.compile(r"\s+")
-# Colons left after the clock times are read: 1:2 is a ratio (一対二); after a word
-# (「状態: オン」) a pause. The reference deletes them, joining the words.
+# Colons left after the clock times are read: 1:2 is a ratio (一たい二: OpenJTalk reads
+# 一対二 イッツイニ); after a word (「状態: オン」) a pause. The reference deletes them,
+# joining the words.
 _RATIO = re.compile(r"(?<=[0-9]):(?=[0-9])")
 _COLON = re.compile(r"\s*:\s*")
 _RATIO_RULE = Rule("ratio")
@@ -111,10 +114,10 @@ class SmartHomeRewriter:
     def _rewrite_free(self, text: str) -> str:
         if not text:
             return text
-        text = read_dates_and_times(read_plain_formulas(text))
+        text = read_dates_and_times(read_plain_formulas(read_identifiers(text)))
         text = read_ranges(read_quantities(text))
         text = read_minutes(read_numbers(text))
-        text = substitute(_COLON, "、", substitute(_RATIO, "対", text, _RATIO_RULE), _COLON_RULE)
+        text = substitute(_COLON, "、", substitute(_RATIO, "たい", text, _RATIO_RULE), _COLON_RULE)
         return self._english.rewrite(text)
 
 

@@ -15,8 +15,9 @@ The reference normalizer deletes ``:`` and ``/``, so ``7:30`` becomes 七三十 
 - ``1h30m``, ``2m30s`` → 一時間三十分, 二分三十秒;
 - ``24/7`` → 二十四時間三百六十五日; ``12/1-12/5`` is a range (the hyphen becomes ``〜``,
   which :mod:`.ranges` reads から once the dates are words, as it reads ``7:00〜9:00``);
-- a lone ``10分``, ``2分``, ``9分`` → じゅっぷん, 二ふん, 九ふん (OpenJTalk reads 十分 as
-  ジューブン, "enough", unless a 時 precedes); another ``a/b`` that is no date → b分のa.
+- minutes, of a time or alone: ``5分``, ``10分`` → 五ふん, じゅっぷん (OpenJTalk's dictionary
+  reads 五分 ゴブ "even", 十分 ジューブン "enough": numbers.minutes_words); another ``a/b``
+  that is no date → b分のa.
 
 Times are read as times of day: a timer written ``1:30`` is read 一時三十分 too.
 """
@@ -60,7 +61,7 @@ _DURATION = re.compile(
     r"(?:(?P<s>[0-9]+)\s?s(?:ec(?:onds?|s)?)?)?"
     r"(?![0-9A-Za-z])"
 )
-_MINUTES = re.compile(r"(?<![0-9時.])(2|9|10)分(?!の[0-9])")
+_MINUTES = re.compile(r"(?<![0-9.,])(2|5|8|9|10|12)分(?!の[0-9])")
 _SLASH_DATE = r"[0-9]{1,4}/[0-9]{1,2}(?:/[0-9]{1,2})?"
 _DATE_RANGE = re.compile(
     rf"(?<![0-9A-Za-z.,:/\-])({_SLASH_DATE})\s?[-–]\s?(?={_SLASH_DATE}(?![0-9A-Za-z/]))"
@@ -89,8 +90,8 @@ def read_dates_and_times(text: str) -> str:
 
 
 def read_minutes(text: str) -> str:
-    """``2分``, ``9分``, ``10分`` left as digits (after the ranges are read), see
-    :func:`.numbers.minutes_words`."""
+    """Minutes left as digits (after the ranges and the times are read) that OpenJTalk would
+    read as another word, see :func:`.numbers.minutes_words`."""
     return substitute(
         _MINUTES, lambda m: minutes_words(m.group(1), m.string[m.end() :]), text, Rule("minutes")
     )
@@ -145,9 +146,9 @@ def _clock(match: re.Match[str]) -> str:
     if meridiem:
         words = "午前" if meridiem.startswith("a") else "午後"
         hour %= 12  # 12:30 AM is 午前零時三十分, 12 PM 午後零時 (as NHK says it)
-    words += integer_words(hour) + "時"
+    words += ("れい" if hour == 0 else integer_words(hour)) + "時"  # 零時 is read ゼロジ
     if minute:
-        words += integer_words(minute) + "分"
+        words += minutes_words(str(minute))
     if second:
         words += integer_words(second) + "秒"
     return words

@@ -65,9 +65,15 @@ def number_words(number: str) -> str:
     return words + "点" + "".join(DIGIT_KANA[d] for d in fraction)
 
 
-# Standing alone (not after 時), OpenJTalk reads 二分 ニブン, 九分 クブ and 十分 ジューブン
-# ("half", "nine tenths", "enough"); with the counter in kana it reads them as minutes.
-_MINUTES_KANA = {"2": "二ふん", "9": "九ふん", "10": "じゅっぷん"}
+# Standing alone, OpenJTalk's dictionary (pyopenjtalk-plus) holds 二分 ニブン, 五分 ゴブ,
+# 八分 ハチブ, 九分 クブ, 十分 ジューブン and 十二分 ジューニブン as words ("half", "even",
+# "eight tenths", "nine tenths", "enough", "more than enough"): 「あと5分で」 was read
+# アトゴブデ. With the counter in kana it reads them as minutes. Every other number of minutes
+# is read right in kanji, in one accent phrase (三じゅっぷん would be cut in three).
+_MINUTES_KANA = {
+    "2": "二ふん", "5": "五ふん", "8": "はっぷん", "9": "九ふん", "10": "じゅっぷん",
+    "12": "十二ふん",
+}  # fmt: skip
 _TEN_MINUTES_OK_BEFORE = ("後", "間", "ごと", "おき")
 """十分後 and 十分間 are read right, and じゅっぷん後 would be read じゅっぷんあと."""
 

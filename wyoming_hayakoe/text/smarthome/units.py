@@ -44,6 +44,11 @@ _MINUTES_AFTER_DIGIT = {
 }  # fmt: skip
 """The last katakana digit and 分 as they are said, in hiragana (after the other digits:
 ふん): OpenJTalk reads ヨンハップンオフ as ハプン, ヨンはっぷん right before anything."""
+_KANJI_DIGIT_MINUTES = {
+    "一": "いっぷん", "二": "にふん", "三": "さんぷん", "四": "よんぷん", "五": "ごふん",
+    "六": "ろっぷん", "七": "ななふん", "八": "はっぷん", "九": "きゅうふん",
+}  # fmt: skip
+"""The one kanji digit of a decimal and 分, as said."""
 _QUOTES = ("(", "「", "『", "【", "[", "“", '"', "'", "‘", "〈", "《")
 """Opening marks the reference normalizer turns into the mark ``'`` (after NFKC)."""
 _SPACED_UNIT = re.compile(r"[0-9]\s")
@@ -146,6 +151,8 @@ def _kept_apart(words: str, match: re.Match[str]) -> str:
     OFF would be spelled as one acronym)."""
     after = match.string[match.end() : match.end() + 1]
     if after.isdigit() and words.endswith(_NUMBER_ENDS):
+        if words.endswith("四"):  # 四、五 is read シ、ゴ, "four or five"
+            words = words[:-1] + "よん"
         return words + "、"
     if after.isascii() and after.isalnum() and words[-1:].isascii():
         return words + " "  # and 一PPM 60% is a quantity again
@@ -201,12 +208,12 @@ def _reading_after(unit: Unit, number: str, words: str) -> str:
 
 
 def _decimal_minutes(words: str) -> str:
-    """Minutes after a decimal. After the one kanji digit of a decimal 分 is read right
-    (一点一分 イッテンイップン), except after 九 before アップ (クブ, nine tenths): ふん in kana
-    is read フン. After katakana digits OpenJTalk reads 分 ブン (ニーイチブン): the counter is
-    written as said (:data:`_MINUTES_AFTER_DIGIT`)."""
-    if words.endswith("九"):
-        return words + "ふん"
+    """Minutes after a decimal, the last digit and the counter in kana: after the one kanji
+    digit of a decimal OpenJTalk reads 分 フン (十二点六分 ジューニテンロクフン) or as a word
+    (一点五分アップ: ゴブ, even). After katakana digits it reads 分 ブン (ニーイチブン): the
+    counter is written as said (:data:`_MINUTES_AFTER_DIGIT`)."""
+    if words[-1:] in _KANJI_DIGIT_MINUTES:
+        return words[:-1] + _KANJI_DIGIT_MINUTES[words[-1]]
     for digit in _KATAKANA_DIGITS:
         if words.endswith(digit):
             return words[: -len(digit)] + _MINUTES_AFTER_DIGIT.get(digit, digit + "ふん")

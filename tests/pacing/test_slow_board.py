@@ -1,4 +1,4 @@
-"""What a listener hears when the machine is slower than speech (issue 40), on the fake clock
+"""What a listener hears when the machine is slower than speech, on the fake clock
 of machine_model.py: the wait spent once, before the first sound, close to what the machine
 needs, and never between the words of a sentence."""
 

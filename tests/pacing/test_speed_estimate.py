@@ -1,4 +1,4 @@
-"""The speed a plan is made on does not shrink after a short request (issue 40): a window's
+"""The speed a plan is made on does not shrink after a short request: a window's
 work is what the decoder's stages ran, so the first window of a latent (no context before it)
 and its last (every stage's held-back samples) teach the same speed as any other."""
 
@@ -13,7 +13,7 @@ from wyoming_hayakoe.pacing.scheduler import Scheduler
 from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, STEADY_RANGE, DecodeSpeed
 
 SPEED = 1.9
-"""The reference decoder of the full-size voice on this 2-core machine, in issue 40."""
+"""The reference decoder of the full-size voice on a 2-core machine, as measured."""
 
 
 def _request(clock: FakeClock, decoder: object, speed: DecodeSpeed, frames: int) -> Scheduler:

@@ -44,7 +44,7 @@ class Config:
     """Server options that turn its audio cache off, for the phases that time synthesis."""
     one_word: bool = False
     """A one-word request (ONE_WORD) before each measured one, on both sides: a voice
-    assistant's "はい。" before its answer (issue 40)."""
+    assistant's "はい。" before its answer."""
 
     def log(self, name: str) -> Path:
         (self.work / "logs").mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ def command_prefix() -> list[str]:
 @contextmanager
 def busy_core(cpu: int | None = None) -> Iterator[int]:
     """Keep a CPU-bound process busy on ``cpu`` (default: the last usable one) while the
-    measured processes run where they like: a machine slowed, not pinned (issue 40)."""
+    measured processes run where they like: a machine slowed, not pinned."""
     cpu = max(os.sched_getaffinity(0)) if cpu is None else cpu
     burner = _burner(cpu)
     try:

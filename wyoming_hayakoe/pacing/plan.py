@@ -22,7 +22,7 @@ from .windows import MAX_WINDOW_FRAMES, MIN_WINDOW_FRAMES, WINDOW_OVERHEAD_S, fi
 PAUSE_STRETCH_S = 0.2
 """How much longer than restored a pause between two sentences may be heard, planned: a
 little later than the text needs is heard as a thoughtful pause, not as a stall (the ear
-takes 0.5 s more without noticing, issue 40); less than that leaves room for a machine that
+takes 0.5 s more without noticing); less than that leaves room for a machine that
 runs slower than planned."""
 
 

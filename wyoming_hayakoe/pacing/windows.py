@@ -44,7 +44,7 @@ sentence, decoded in about this many windows: their total swings by 1/sqrt(8) of
 window's speed does. So it plans on the median window, less STEADY_Z times that swing (the
 spread read from how far the 10th percentile lies under the median). On a slow board whose
 windows kept within 3 % of each other, that is 2-3 %, where a fixed 15 % under the 20th
-percentile started an 11 s sentence 2.5 s later than the machine needed (issue 40). Windows
+percentile started an 11 s sentence 2.5 s later than the machine needed. Windows
 sized while sound plays keep SPEED_MARGIN (the margins were chosen on a swinging machine:
 BENCHMARKS.md, "Pacing")."""
 STEADY_RANGE = (0.6, 0.97)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from wyoming_hayakoe.engine import Continuation, Engine, PcmPiece, SynthesisParams, Voice, rendering
 from wyoming_hayakoe.engine.pieces import AudioPiece
-from wyoming_hayakoe.pacing.scheduler import OPENING_SILENCE_S
+from wyoming_hayakoe.server.audio_events import OPENING_SILENCE_SECONDS
 from wyoming_hayakoe.text.with_reading import TextWithReading
 
 
@@ -32,7 +32,7 @@ def pcm_pieces(
 
 def opening_silence(sample_rate: int) -> bytes:
     """The 16-bit silence that opens a reply to a Wyoming client (--first-audio-within)."""
-    return bytes(2 * round(OPENING_SILENCE_S * sample_rate))
+    return bytes(2 * int(OPENING_SILENCE_SECONDS * sample_rate))
 
 
 def float_pieces(

@@ -89,7 +89,6 @@ def create_service(args: argparse.Namespace) -> TtsService:
         user_dictionary=user_dictionary,
         max_waiting=args.max_waiting,
         decoder=args.decoder,
-        first_audio_within=args.first_audio_within or None,
     )
     return TtsService(store, settings)
 
@@ -129,7 +128,11 @@ def wyoming_settings(args: argparse.Namespace) -> WyomingSettings:
     from .server.app import WyomingSettings
     from .server.handler import HandlerOptions
 
-    handler = HandlerOptions(args.samples_per_chunk, client_timeout=args.client_timeout)
+    handler = HandlerOptions(
+        args.samples_per_chunk,
+        client_timeout=args.client_timeout,
+        opening_silence=args.first_audio_within > 0,
+    )
     return WyomingSettings(args.uri, handler, zeroconf_name=args.zeroconf)
 
 

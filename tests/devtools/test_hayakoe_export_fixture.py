@@ -150,5 +150,5 @@ async def test_server_speaks_the_voice(tmp_path: Path, compiled_caches: Compiled
         server.kill()
     assert response.types[0] == "audio-start" and response.types[-1] == "audio-stop"
     assert not response.errors
-    opening = opening_silence(response.starts[0].rate)  # a Wyoming reply made now opens so
+    opening = opening_silence(response.starts[0].rate)  # every Wyoming reply opens so
     assert expected and response.pcm == opening + expected

@@ -53,21 +53,3 @@ def test_the_next_sentence_is_prepared_while_the_one_before_plays() -> None:
     _first, *later = heard.fronts
     assert all(still_to_play > FRONT_END_S for _when, still_to_play in later)
     assert heard.stretches == [0.0, 0.0]
-
-
-@pytest.mark.parametrize("speed", [0.45, 0.8, 3.0])
-@pytest.mark.parametrize("sentences", [[170], THREE, [700]], ids=["short", "three", "long"])
-def test_a_reply_with_a_deadline_opens_with_silence_and_the_words_come_as_before(
-    speed: float, sentences: list[int]
-) -> None:
-    """A voice satellite gives up on a reply that has not started 2 s after it asked: the
-    reply opens with a short silence at once, and the words come when they would have."""
-    (without,) = play([Request(0.0, sentences, front_end=FRONT_END_S)], speed=speed)
-    (heard,) = play(
-        [Request(0.0, sentences, front_end=FRONT_END_S, first_audio_within=1.0)], speed=speed
-    )
-    assert without.first_audio == without.first_sound  # no silence without a deadline
-    assert heard.first_audio == 0.0
-    assert heard.first_sound == pytest.approx(without.first_sound, abs=0.01)
-    assert heard.finished == pytest.approx(without.finished, abs=0.01)
-    assert heard.longest_silence == 0.0 and heard.stretches == without.stretches

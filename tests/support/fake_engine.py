@@ -33,6 +33,8 @@ class FakeVoice:
     source: VoiceSource
     gain: float | None = None
     speaker_id: int = 0
+    decoder: object = None
+    """The fake engine has one decoder: choosing it changes nothing."""
 
     @property
     def sample_rate(self) -> int:
@@ -110,6 +112,9 @@ class FakeEngine:
             voice.gain = 1.0
             self._note(f"calibrate {voice.name} end")
         return voice.gain
+
+    def choose_decoder(self, voice: FakeVoice, mode: str) -> None:
+        self._note(f"choose decoder {mode}")
 
     def refresh_user_dictionary(self) -> bool:
         self._note("refresh start")

@@ -54,6 +54,7 @@ async def serving(
     max_text_length: int = 1000,
     max_waiting: int = 16,
     client_timeout: float = 10,
+    opening_silence: bool = False,
 ) -> AsyncIterator[Running]:
     """The service and a Wyoming listener on 127.0.0.1, in this process."""
     data_dir = tmp_path / "data"
@@ -70,7 +71,7 @@ async def serving(
     service = TtsService(store, settings, engine_factory=fake_engine_factory(engine))
     await service.refresh_voices()
     await service.bring_up_default_voice()
-    options = HandlerOptions(SAMPLES_PER_CHUNK, client_timeout)
+    options = HandlerOptions(SAMPLES_PER_CHUNK, client_timeout, opening_silence)
     port = free_port()
     server = AsyncTcpServer("127.0.0.1", port)
     await server.start(lambda r, w: HayakoeEventHandler(service, options, r, w))

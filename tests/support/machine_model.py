@@ -32,8 +32,6 @@ class Request:
     sentences: Sequence[int]
     """Latent frames of each sentence."""
     front_end: float = FRONT_END_S
-    first_audio_within: float | None = None
-    """The first-audio deadline its client needs (the server's --first-audio-within)."""
 
 
 @dataclass
@@ -42,9 +40,7 @@ class Heard:
 
     request: Request
     first_sound: float | None = None
-    """Seconds from the request to its first audio of speech."""
-    first_audio: float | None = None
-    """Seconds from the request to its first audio, an opening silence included."""
+    """Seconds from the request to its first audio."""
     longest_silence: float = 0.0
     """Longest wait for audio once it had started, pauses between sentences excluded."""
     stretches: list[float] = field(default_factory=list)
@@ -81,10 +77,7 @@ def play(
         decode_speed.observe(learned or speed_at(0.0), 1.0)
     decoder = TimedDecoder(clock, speed_at)
     heard = [Heard(request) for request in requests]
-    demands = [
-        Demand(request.arrival, PlaybackClock(), first_audio_within=request.first_audio_within)
-        for request in requests
-    ]
+    demands = [Demand(request.arrival, PlaybackClock()) for request in requests]
     steps = [
         _steps(request, demand, heard_by, clock, decoder, decode_speed, order)
         for request, demand, heard_by in zip(requests, demands, heard, strict=True)
@@ -124,8 +117,6 @@ def _hear(
 ) -> None:
     """The client gets ``pieces`` (seconds, whether it starts after a pause) now."""
     for seconds, after_pause in pieces:
-        if heard.first_audio is None:
-            heard.first_audio = clock.now - request.arrival
         if heard.first_sound is None:
             heard.first_sound = clock.now - request.arrival
         elif listening.played_until is not None and not after_pause:
@@ -147,9 +138,6 @@ def _steps(
 ) -> Iterator[object]:
     scheduler = Scheduler(speed, demand.pacing, now=clock)
     listening = PlaybackClock()
-    if seconds := scheduler.opening_silence():  # as engine/rendering.py opens a reply
-        heard.first_audio = clock.now - request.arrival
-        listening.sent(seconds, clock.now, voiced=False)
     for index, frames in enumerate(request.sentences):
         # phonemes in proportion to frames, as a voice speaks them
         later = [f // 4 for f in request.sentences[index + 1 :]]

@@ -21,7 +21,6 @@ from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
 _END = object()
-_NO_AUDIO = np.zeros(0, np.float32)
 
 Features = Callable[[Phonemes], np.ndarray]
 """BERT features of a sentence's phonemes, ``[hidden, phones]``."""
@@ -58,8 +57,6 @@ def render_steps(
         pacing = Pacing(continuation.playback if continuation else PlaybackClock())
     scheduler = Scheduler(speed, pacing)
     try:
-        if seconds := scheduler.opening_silence():  # a step of its own, before any work
-            yield AudioPiece("", 0, round(seconds * voice.sample_rate), _NO_AUDIO)
         for index, sentence in enumerate(sentences):
             if index == 0 and trailing is not None:
                 continue  # already spoken by an earlier call

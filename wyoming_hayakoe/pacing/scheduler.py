@@ -25,32 +25,20 @@ LEAST_PAUSE_S = 0.08
 """The pause planned before a later sentence: the least one a sentence gets (its restored
 pause is known only once it is predicted)."""
 
-OPENING_SILENCE_S = 0.1
-"""The silence that opens a reply for a client with a first-audio deadline: a few frames of
-any encoder, so the client starts playing at once (a voice satellite gives up on a reply that
-has not started 2 s after it asked); the listener hears the same silence as without it, and
-the first words when they would have come."""
-
 
 @dataclass
 class PlaybackClock:
     """When the audio sent so far will have played, for a client that plays on arrival."""
 
     played_until: float | None = None
-    voiced: bool = False
-    """Audio of the text has gone out (not only an opening silence)."""
 
-    def sent(self, audio_seconds: float, now: float, voiced: bool = True) -> None:
+    def sent(self, audio_seconds: float, now: float) -> None:
         start = now if self.played_until is None else max(self.played_until, now)
         self.played_until = start + audio_seconds
-        self.voiced = self.voiced or voiced
 
     def lead(self, now: float) -> float:
-        """Seconds of audio sent but not yet played (an opening silence is none: the words
-        may come after it has run out, as a later start)."""
-        if self.played_until is None or not self.voiced:
-            return 0.0
-        return max(0.0, self.played_until - now)
+        """Seconds of audio sent but not yet played."""
+        return 0.0 if self.played_until is None else max(0.0, self.played_until - now)
 
 
 @dataclass(frozen=True)
@@ -79,9 +67,6 @@ class Pacing:
     """When the audio made so far will have played: written by this synthesis's steps, read
     by the turn order only between steps."""
     arrived: float = 0.0
-    first_audio_within: float | None = None
-    """Seconds after ``arrived`` by which the client must have some audio, silence if need
-    be (None: it waits as long as it takes)."""
     others: Others = NOBODY
     """Handed over by the turn order each time it grants this synthesis a step, before the
     step runs (the engine never calls back into it)."""
@@ -94,9 +79,7 @@ class Pacing:
         """When its listener needs the next piece: at once (when it arrived) until it sounds,
         then when the audio sent runs out."""
         played = self.playback.played_until
-        if played is None or not self.playback.voiced:
-            return self.arrived
-        return max(self.arrived, played)
+        return self.arrived if played is None else max(self.arrived, played)
 
 
 class Scheduler:
@@ -223,7 +206,7 @@ class Scheduler:
             # turn order lets the sentences already sounding finish first (turns.py).
             plan = replace(plan, hold=frames)
         later = self.upcoming(frames)
-        first = not self.plans and not self.playback.voiced
+        first = not self.plans and self.playback.played_until is None
         if later and audible_of is not None and first and alone:
             # A text's first sentence, alone on the machine: its listener starts once the
             # text can play through. (With others, the turn order shares the machine out
@@ -236,17 +219,6 @@ class Scheduler:
                 plan = plan_windows(frames, frame_seconds, speed, start, audible, cut_frames, delay)
         self.plans.append(plan)
         return plan
-
-    def opening_silence(self) -> float:
-        """Seconds of silence to send now (0: none): OPENING_SILENCE_S, once, before the
-        first step of a request with a first-audio deadline. A step cannot be cut short,
-        and the first (a sentence's front-end, BERT and text encoder) may alone outlast the
-        deadline on a slow board; the silence costs the words nothing, as they take longer
-        than it to come even on a fast machine."""
-        if self.pacing.first_audio_within is None or self.playback.played_until is not None:
-            return 0.0
-        self.playback.sent(OPENING_SILENCE_S, self.now(), voiced=False)
-        return OPENING_SILENCE_S
 
     def release(self, made: T | None = None, seconds: float = 0.0) -> list[T]:
         """What to send now of the audio made so far (``made``: the piece just made, if any,

@@ -39,13 +39,11 @@ class Demand:
     """Seconds its last step took."""
     work_before_sound: float = 0.0
     """Seconds its steps took until its first audio."""
-    first_audio_within: float | None = None
-    """Seconds after arriving by which its client must have some audio (Pacing)."""
     pacing: Pacing = field(init=False)
     """What its steps are paced by, handed to the engine."""
 
     def __post_init__(self) -> None:
-        self.pacing = Pacing(self.playback, self.arrived, self.first_audio_within)
+        self.pacing = Pacing(self.playback, self.arrived)
 
     @property
     def started(self) -> bool:
@@ -54,7 +52,7 @@ class Demand:
 
     @property
     def sounding(self) -> bool:
-        return self.playback.voiced
+        return self.playback.played_until is not None
 
     def deadline(self) -> float:
         """When its listener needs the next piece."""

@@ -15,6 +15,11 @@ CHANNELS = 1
 # tenth of a second is a few mp3 frames (every encoder and player takes it) and is too short
 # to be noticed before the next announcement.
 SILENCE_SECONDS = 0.1
+# The silence that opens a reply as soon as its text is in (HandlerOptions.opening_silence):
+# a voice satellite gives up on a reply that has not started playing 2 s after it asked, and
+# the first words may take longer than that on a slow board. The listener hears the silence
+# the wait would have been anyway; the words come when they would have.
+OPENING_SILENCE_SECONDS = 0.1
 
 
 @dataclass
@@ -39,6 +44,11 @@ class AudioResponse:
                     rate=self.rate, width=SAMPLE_WIDTH, channels=CHANNELS, timestamp=0
                 ).event()
             )
+
+    async def open(self) -> None:
+        """Start the audio with a short silence, unless some audio has gone out already."""
+        if self.samples == 0:
+            await self.pcm(bytes(int(self.rate * OPENING_SILENCE_SECONDS) * SAMPLE_WIDTH))
 
     async def pcm(self, pcm: bytes) -> None:
         if not pcm:

@@ -61,6 +61,9 @@ class HandlerOptions:
     """Samples per ``audio-chunk`` event."""
     client_timeout: float
     """Seconds a write may wait for the client, or a started event for its end."""
+    opening_silence: bool = False
+    """Open each reply with a short silence as soon as its text is in (--first-audio-within:
+    a voice satellite gives up on a reply that has not started playing within 2 s)."""
 
 
 @dataclass
@@ -244,12 +247,14 @@ class HayakoeEventHandler(Connection):
     async def _synthesize_text(self, request: Synthesize) -> None:
         resolved = await self._resolve(request.voice)
         out = self._new_audio(resolved)
+        if self._options.opening_silence:
+            self._service.check_text_length(len(request.text))  # an error before any audio
+            await out.open()
 
         async def on_piece(audio: PcmPiece) -> None:
             await out.pcm(audio.pcm)
 
-        within = self._service.settings.first_audio_within
-        await self._service.synthesize(resolved, request.text, on_piece, first_audio_within=within)
+        await self._service.synthesize(resolved, request.text, on_piece)
         await out.stop()
 
     async def _begin_stream(self, stream: _TextStream) -> None:
@@ -264,18 +269,15 @@ class HayakoeEventHandler(Connection):
         if stream.failed or stream.resolved is None or stream.out is None:
             return
         out = stream.out
+        if self._options.opening_silence:
+            await out.open()  # the first sentence is in: the reply starts
 
         async def on_piece(audio: PcmPiece) -> None:
             await out.pcm(audio.pcm)
 
         try:
             await self._service.synthesize(
-                stream.resolved,
-                sentence,
-                on_piece,
-                stream.continuation,
-                one_sentence=True,
-                first_audio_within=self._service.settings.first_audio_within,
+                stream.resolved, sentence, on_piece, stream.continuation, one_sentence=True
             )
         except TextError as err:
             # One sentence the engine cannot read must not silence the rest of an answer.

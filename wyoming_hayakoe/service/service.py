@@ -164,7 +164,6 @@ class TtsService:
         on_piece: PieceCallback,
         continuation: Continuation | None = None,
         one_sentence: bool = False,
-        first_audio_within: float | None = None,
     ) -> int:
         """Synthesize ``text``, awaiting ``on_piece`` for each piece of audio as it is ready.
         A text with a reading is spoken the way its accent phrases say.
@@ -174,8 +173,7 @@ class TtsService:
         parameters, rewritten text) made while one is in progress joins it; if the caller
         is cancelled (the client went away), only its own stream stops, and the synthesis
         stops once nobody listens. Raises ServerBusyError when ``max_waiting`` syntheses are
-        in progress already. ``first_audio_within``: a client that gives up unless some audio
-        comes this soon (a voice satellite) gets an opening silence (pacing/scheduler.py).
+        in progress already.
         """
         self.check_text_length(len(text if isinstance(text, str) else text.text))
         engine = await self._engine.get()
@@ -184,9 +182,7 @@ class TtsService:
         # An edited user dictionary is compiled there first; synthesis keeps going meanwhile.
         prepared = await self._workers.read_text(_prepared, engine, text, not one_sentence)
         voice, params = resolved.voice, resolved.params
-        return await self._syntheses.run(
-            engine, voice, params, prepared, on_piece, continuation, first_audio_within
-        )
+        return await self._syntheses.run(engine, voice, params, prepared, on_piece, continuation)
 
     @property
     def busy(self) -> bool:

@@ -34,9 +34,6 @@ class ServiceSettings:
     """Which decoder serves: ``reference`` (FP32, HayaKoe's), ``fast`` (the mixed-precision
     variant made on this machine) or ``auto`` (the fast one where this machine needs it and
     it passed its quality gate; see compiling/decoder_choice.py)."""
-    first_audio_within: float | None = None
-    """For Wyoming clients (voice satellites): seconds after a request by which some audio
-    must have gone out, an opening silence (None: they wait as long as it takes)."""
     max_waiting: int = 16
     """Syntheses in progress at once (running or waiting for the CPU); a request for another
     is refused at once. Requests that join an identical one in progress, or that the audio

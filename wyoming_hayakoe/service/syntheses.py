@@ -46,11 +46,9 @@ class Syntheses:
         prepared: PreparedText,
         on_piece: PieceCallback,
         continuation: Continuation | None = None,
-        first_audio_within: float | None = None,
     ) -> int:
         """The audio of ``prepared`` to ``on_piece``: from the audio cache, from an identical
-        synthesis in progress, or from a new one; the number of pieces. ``first_audio_within``:
-        the seconds by which a new synthesis's client must have some audio (Pacing)."""
+        synthesis in progress, or from a new one; the number of pieces."""
         key, cached = engine.kept_audio(voice, prepared, params, continuation)
         if cached is not None:
             for piece in cached:
@@ -67,7 +65,7 @@ class Syntheses:
                 "takes at once (--max-waiting): try again in a moment"
             )
         steps_of = functools.partial(engine.synthesis_steps, voice, prepared, params, continuation)
-        flight = self._start(steps_of, continuation, key, voice.sample_rate, first_audio_within)
+        flight = self._start(steps_of, continuation, key, voice.sample_rate)
         return await flight.listen(on_piece)
 
     async def calibrate(self, engine: Engine, voice: Voice) -> None:
@@ -108,11 +106,10 @@ class Syntheses:
         continuation: Continuation | None,
         key: Hashable | None,
         sample_rate: int,
-        first_audio_within: float | None,
     ) -> Flight:
         """A new flight and the task that produces its pieces."""
         clock = continuation.playback if continuation else PlaybackClock()
-        demand = Demand(time.monotonic(), clock, first_audio_within=first_audio_within)
+        demand = Demand(time.monotonic(), clock)
         steps = steps_of(demand.pacing)
 
         def abandon() -> None:

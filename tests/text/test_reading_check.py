@@ -50,3 +50,16 @@ def test_readings_are_compared_as_sounds() -> None:
     assert sounds(["k", "e", "i"]) == sounds(["k", "e", "e"])
     assert distance(gold_sounds("カサ"), gold_sounds("カタ")) == 1
     assert distance(gold_sounds("カサ"), gold_sounds("サカ")) == 2
+
+
+def test_hand_annotated_accents_become_the_synthesizer_s_tones() -> None:
+    """tools/accent_check.py reads jsut-label's symbols (the line of its own README): low at a
+    phrase's start, high from a rise, low from the nucleus, high at once where it is first."""
+    from tools.accent_check import gold_tones
+
+    line = (
+        "^-t-e-]-n-i-s-u-n-i-m-o-#-a-]-r-u-k-e-d-o-_"
+        "-y-o-[-N-d-a-i-t-a-]-i-k-a-i-cl-t-e-#-n-a-]-n-i-?-$"
+    )
+    heard = "".join(p + ("^" if tone else "") for p, tone in gold_tones(line))
+    assert heard == "t^e^nisunimoa^rukedoyoN^d^a^i^t^a^ikaiqten^a^ni"

@@ -29,6 +29,7 @@ import pytest
 from aiohttp import ClientSession, ClientTimeout
 from voicevox_utils import read_wav, trim_zeros
 
+from tools.engine_audio import opening_silence
 from tools.server_process import TINY_VOICE_ROOT, ServerProcess, free_port, start_server
 from tools.wyoming_requests import synthesize
 
@@ -87,9 +88,13 @@ async def first_style(base: str, name: str = "Neutral") -> int:
 
 
 async def wyoming_pcm(served: Served, text: str, style: str = "Neutral") -> np.ndarray:
+    """The words of a Wyoming reply: its audio after the short silence every reply opens with,
+    which VOICEVOX clients do not get."""
     async with served.server.client() as client:
         response = await synthesize(client, text, "tiny", style)
-    return np.frombuffer(response.pcm, dtype="<i2")
+    opening = opening_silence(response.starts[0].rate)
+    assert response.pcm.startswith(opening)
+    return np.frombuffer(response.pcm[len(opening) :], dtype="<i2")
 
 
 async def test_voicevox_client_library(served: Served) -> None:

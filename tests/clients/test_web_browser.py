@@ -192,6 +192,8 @@ async def test_dictionary_edit_changes_drawing_and_audio(site: Site) -> None:
     assert after["samples"] > 1.3 * before["samples"]
     assert await page.locator('#words tr[data-surface="ソノス"]').count() == 1
     assert "ソノス,ソノスソノスソノス,1" in site.fixture.dictionary.read_text(encoding="utf-8")
+    # what Home Assistant keeps of earlier messages, and how to hear them anew
+    assert "tts.clear_cache" in await page.inner_text("#message")
     await site.shot("dictionary", docs=True)
     assert site.errors == []
 

@@ -195,7 +195,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "save": {"ja": "保存", "en": "Save"},
     "before": {"ja": "変更前", "en": "Before"},
     "after": {"ja": "変更後", "en": "After"},
-    "saved": {"ja": "保存しました", "en": "Saved"},
+    "saved": {
+        "ja": "保存しました。Home Assistant は一度話したメッセージの音声を保存しています。"
+        "前に話したメッセージを新しい読みで聞くには、開発者ツールの「アクション」で "
+        "tts.clear_cache を実行してください。",
+        "en": "Saved. Home Assistant keeps the audio of messages it has spoken: to hear a "
+        "message it spoke before with the new reading, run the action tts.clear_cache "
+        "(Developer tools, Actions).",
+    },
     "no_words": {"ja": "単語はまだありません", "en": "No words yet"},
     "error": {"ja": "エラー", "en": "Error"},
     "loading": {"ja": "読み込み中…", "en": "Loading…"},

@@ -122,24 +122,23 @@ async def mora_data(request: web.Request) -> web.Response:
 @routes.post("/synthesis")
 @voicevox_errors
 async def synthesis(request: web.Request) -> web.StreamResponse:
-    backend = request.app[BACKEND]
-    number = query_int(request, "speaker")
-    query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
-    finisher, resolved = await _prepare(backend, number, query)
-    if query_bool(request, "stream", False) and finisher.streams:
-        return await _stream(request, backend, query, finisher, resolved)
-    wav = await _wav(backend, query, finisher, resolved)
-    return web.Response(body=wav, content_type="audio/wav")
+    return await _synthesized(request, stream=query_bool(request, "stream", False))
 
 
 @routes.post("/streaming_synthesis")
 @voicevox_errors
 async def streaming_synthesis(request: web.Request) -> web.StreamResponse:
+    return await _synthesized(request, stream=True)
+
+
+async def _synthesized(request: web.Request, stream: bool) -> web.StreamResponse:
+    """The WAV of the AudioQuery in ``request``: streamed window by window if ``stream`` and
+    the voice's finisher allows it, else whole."""
     backend = request.app[BACKEND]
     number = query_int(request, "speaker")
     query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
     finisher, resolved = await _prepare(backend, number, query)
-    if finisher.streams:
+    if stream and finisher.streams:
         return await _stream(request, backend, query, finisher, resolved)
     wav = await _wav(backend, query, finisher, resolved)
     return web.Response(body=wav, content_type="audio/wav")

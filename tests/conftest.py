@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tools.shared_data import TOKENIZER_ENV, real_tokenizer_dir
+from tools.tokenizer_files import TOKENIZER_ENV, real_tokenizer_dir
 from wyoming_hayakoe.text.symbols import SYMBOL_TO_ID
 from wyoming_hayakoe.text.tokenizer import tokenize
 

@@ -12,7 +12,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from tools.shared_data import real_tokenizer_dir
+from tools.tokenizer_files import real_tokenizer_dir
 
 HERE = Path(__file__).resolve().parents[1]
 ROOT = HERE / "fixtures" / "tiny-voice"
@@ -114,7 +114,7 @@ def test_tokenizer_is_a_character_bert_japanese_tokenizer() -> None:
         assert not missing, f"{path.name} needs {missing}: rebuild the fixture (see top)"
 
 
-@pytest.mark.skipif(not REAL_VOCAB.is_file(), reason="real vocab.txt (../shared/tokenizer) absent")
+@pytest.mark.skipif(not REAL_VOCAB.is_file(), reason="tests/data/tokenizer lacks vocab.txt")
 def test_vocabulary_is_a_subset_of_the_real_one_in_its_order() -> None:
     real = _read_vocab(REAL_VOCAB)
     index = {token: i for i, token in enumerate(real)}

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import torch
 
-from tools.shared_data import real_tokenizer_dir
 from tools.synthetic_voice import (
     bert,
     checks,
@@ -22,6 +21,7 @@ from tools.synthetic_voice import (
 )
 from tools.synthetic_voice.presets import PRESETS, Preset, check_preset
 from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
+from tools.tokenizer_files import real_tokenizer_dir
 
 _LOGGER = logging.getLogger(__name__)
 

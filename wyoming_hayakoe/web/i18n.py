@@ -44,8 +44,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav_reading": {"ja": "読み", "en": "Reading"},
     "nav_dictionary": {"ja": "辞書", "en": "Dictionary"},
     "voices_intro": {
-        "ja": "カタログの音声とインストール済みの音声です。",
-        "en": "Voices of the catalog and voices installed on this server.",
+        "ja": "カタログの音声とインストール済みの音声です。インストール済みの音声には、この機械で"
+        "使っているデコーダーとその速さ（話す速さの何倍で作れるか。1 倍未満では返事の前に待ちます）"
+        "を示します。",
+        "en": "Voices of the catalog and voices installed on this server. An installed voice says "
+        "which decoder serves it here and how fast it is made (as a multiple of how fast it "
+        "speaks: below 1 a listener waits before a reply).",
     },
     "installed": {"ja": "インストール済み", "en": "Installed"},
     "not_installed": {"ja": "未インストール", "en": "Not installed"},
@@ -79,8 +83,9 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "open_voices": {"ja": "音声ページを開く", "en": "Open the Voices page"},
     "default_voice_state": {"ja": "既定の音声 {name}", "en": "The default voice {name}"},
-    "decode_speed": {"ja": "この機械での速度", "en": "Speed on this machine"},
-    "real_time": {"ja": "実時間", "en": "real time"},
+    "decode_speed": {"ja": "この機械での速さ", "en": "Speed on this machine"},
+    "speed_value": {"ja": "話す速さの {value} 倍", "en": "{value} × as fast as it speaks"},
+    "details": {"ja": "詳細", "en": "Details"},
     "decoder": {"ja": "デコーダー", "en": "Decoder"},
     "decoder_fast": {"ja": "高速（int8 混合精度）", "en": "Fast (mixed int8)"},
     "decoder_reference": {
@@ -89,7 +94,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "decoder_fast_short": {"ja": "高速", "en": "fast"},
     "decoder_reference_short": {"ja": "標準", "en": "reference"},
-    "decoder_speeds": {"ja": "この機械での速度", "en": "speed here"},
+    "decoder_speeds": {"ja": "この機械での速さ", "en": "speed here"},
     "decoder_gate": {
         "ja": "品質チェック（標準との差、log-mel 距離の平均 / 最大）",
         "en": "quality gate (distance from the reference, log-mel, mean / worst)",

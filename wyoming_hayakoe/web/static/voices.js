@@ -11,10 +11,9 @@ function voiceCard(voice) {
       ? el("a", { href: voice.attribution_url, target: "_blank", rel: "noopener" }, voice.attribution_name || voice.attribution_url)
       : (voice.attribution_name || "–")),
     el("dt", {}, WORDS.size), el("dd", {}, formatBytes(voice.size_bytes)),
-    el("dt", {}, WORDS.self_check), el("dd", { class: "self-check" }, selfCheck(voice)),
-    el("dt", {}, WORDS.decode_speed), el("dd", { class: "decode-speed" }, voice.decode_speed
-      ? `${voice.decode_speed.toFixed(1)} × ${WORDS.real_time}` : "–"),
-    el("dt", {}, WORDS.decoder), el("dd", { class: "decoder" }, decoderText(voice.decoder)));
+    el("dt", {}, WORDS.decode_speed), el("dd", { class: "decode-speed" }, speedHere(voice)),
+    el("dt", {}, WORDS.decoder), el("dd", { class: "decoder" }, decoderLine(voice.decoder)),
+    el("dt", {}, WORDS.self_check), el("dd", { class: "self-check" }, selfCheck(voice)));
   const progress = el("progress", { max: 1, value: 0, hidden: true });
   // A failed download says why here, on its own card, where the button was pressed.
   const failure = el("p", { class: "card-error", role: "alert", hidden: true });
@@ -37,33 +36,48 @@ function voiceCard(voice) {
   return card;
 }
 
-// Which decoder serves the voice, why, and what was measured on this machine.
-function decoderText(decoder) {
-  if (!decoder) return "–";
-  const speed = (x) => (x ? `${x.toFixed(1)} × ${WORDS.real_time}` : "–");
-  const parts = [
-    `${decoder.fast ? WORDS.decoder_fast : WORDS.decoder_reference} (${decoder.mode})`,
-    WORDS[`decoder_why_${decoder.why}`] || decoder.why,
-    `${WORDS.decoder_speeds}: ${WORDS.decoder_reference_short} ${speed(decoder.reference_speed)}` +
-      (decoder.fast_speed ? `, ${WORDS.decoder_fast_short} ${speed(decoder.fast_speed)}` : ""),
-  ];
-  const gate = decoder.gate;
-  if (gate) {
-    parts.push(`${WORDS.decoder_gate}: ${gate.passed ? WORDS.decoder_gate_passed : WORDS.decoder_gate_failed}, ` +
-      `${gate.mean_db.toFixed(2)} dB (≤ ${gate.mean_threshold_db}) / ${gate.worst_db.toFixed(2)} dB (≤ ${gate.worst_threshold_db})`);
-  }
-  return parts.join(" · ");
+// One speed: how fast the voice is made here with the decoder in use (as the server's schedule
+// has seen it, else as measured when the decoder was chosen).
+function speedHere(voice) {
+  const decoder = voice.decoder;
+  const chosen = decoder && (decoder.fast ? decoder.fast_speed : decoder.reference_speed);
+  return timesSpeech(voice.decode_speed || chosen);
 }
 
-// The self-check in the page's words: passed or not, and by how much the compiled models
-// differ from the published ones.
+function timesSpeech(speed) {
+  return speed ? fillWords(WORDS.speed_value, { value: speed.toFixed(1) }) : "–";
+}
+
+// A figure behind a detail, folded away.
+function folded(...lines) {
+  return el("details", { class: "figures" }, el("summary", {}, WORDS.details),
+    ...lines.map((line) => el("p", {}, line)));
+}
+
+// Which decoder serves the voice and why in one line; what was measured behind a detail.
+function decoderLine(decoder) {
+  if (!decoder) return "–";
+  const name = decoder.fast ? WORDS.decoder_fast : WORDS.decoder_reference;
+  const why = WORDS[`decoder_why_${decoder.why}`] || decoder.why;
+  const figures = [`${WORDS.decoder_speeds}: ${WORDS.decoder_reference_short} ` +
+    timesSpeech(decoder.reference_speed) +
+    (decoder.fast_speed ? `, ${WORDS.decoder_fast_short} ${timesSpeech(decoder.fast_speed)}` : "")];
+  const gate = decoder.gate;
+  if (gate) {
+    figures.push(`${WORDS.decoder_gate}: ${gate.passed ? WORDS.decoder_gate_passed : WORDS.decoder_gate_failed}, ` +
+      `${gate.mean_db.toFixed(2)} dB (≤ ${gate.mean_threshold_db}) / ${gate.worst_db.toFixed(2)} dB (≤ ${gate.worst_threshold_db})`);
+  }
+  return [`${name} (${decoder.mode}): ${why}`, folded(...figures)];
+}
+
+// The self-check in the page's words: passed or not; by how much the compiled models differ
+// from the published ones behind a detail.
 function selfCheck(voice) {
   if (voice.self_check_passed === null || voice.self_check_passed === undefined) return "–";
   const verdict = voice.self_check_passed ? WORDS.self_check_passed : WORDS.self_check_failed;
   if (voice.self_check_difference === null || voice.self_check_difference === undefined) return verdict;
   const value = voice.self_check_difference ? voice.self_check_difference.toExponential(1) : "0";
-  const difference = fillWords(WORDS.self_check_difference, { value });
-  return `${verdict}: ${difference}`;
+  return [verdict, folded(fillWords(WORDS.self_check_difference, { value }))];
 }
 
 async function loadVoices() {

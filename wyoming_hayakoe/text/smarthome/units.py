@@ -152,7 +152,7 @@ def _kept_apart(words: str, match: re.Match[str]) -> str:
     after = match.string[match.end() : match.end() + 1]
     if after.isdigit() and words.endswith(_NUMBER_ENDS):
         if words.endswith("四"):  # 四、五 is read シ、ゴ, "four or five"
-            words = words[:-1] + "よん"
+            words = words[:-1] + "ヨン"  # katakana: 指数よん is read ユビカゾエ
         return words + "、"
     if after.isascii() and after.isalnum() and words[-1:].isascii():
         return words + " "  # and 一PPM 60% is a quantity again

@@ -12,6 +12,7 @@ from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.tts import Synthesize, SynthesizeVoice
 
+from tools.engine_audio import opening_silence
 from tools.server_process import ServerProcess
 
 
@@ -47,6 +48,14 @@ class Response:
     @property
     def pcm(self) -> bytes:
         return b"".join(chunk.audio for chunk in self.chunks)
+
+    @property
+    def words(self) -> bytes:
+        """The audio after the short silence every Wyoming reply opens (--first-audio-within)."""
+        opening = opening_silence(self.starts[0].rate)
+        if not self.pcm.startswith(opening):
+            raise ValueError(f"the reply does not open with {len(opening)} bytes of silence")
+        return self.pcm[len(opening) :]
 
 
 async def read_until(

@@ -6,6 +6,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 _LOGGER = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ def ensure_voice(root: Path, build: bool) -> Path:
         [str(REPO / "script" / "make_synthetic_voice"), "--preset", "full", "--out", str(root)],
         check=True,
         cwd=REPO,
+        env={**os.environ, "PYTHON": sys.executable},  # the benchmark's interpreter, with torch
     )
     if not is_complete(root):
         raise SystemExit(f"make_synthetic_voice finished but {root} is incomplete")

@@ -108,8 +108,12 @@ def default_params(args: argparse.Namespace) -> SynthesisParams:
 def http_settings(args: argparse.Namespace) -> HttpSettings:
     """The web page's and the VOICEVOX API's listeners and who may use them."""
     from .web.access import AccessPolicy
+    from .web.api_homeassistant import HomeAssistantApi
     from .web.listeners import HttpSettings
 
+    homeassistant = None
+    if args.homeassistant_api:
+        homeassistant = HomeAssistantApi(args.homeassistant_api, args.homeassistant_token)
     access = AccessPolicy.from_options(
         args.http_host or (), args.http_proxy or (), args.cors_policy_mode, args.allow_origin or ()
     )
@@ -120,6 +124,7 @@ def http_settings(args: argparse.Namespace) -> HttpSettings:
         voicevox_allow=tuple(args.voicevox_allow or ()),
         voicevox_manage=args.voicevox_manage,
         access=access,
+        homeassistant=homeassistant,
     )
 
 

@@ -280,3 +280,19 @@ def test_pictures_have_the_sizes_home_assistant_shows() -> None:
     assert png_size(ADDON_DIR / "icon.png") == (128, 128)
     width, height = png_size(ADDON_DIR / "logo.png")
     assert 200 <= width <= 300 and 80 <= height <= 120
+
+
+def test_the_app_gives_the_page_home_assistants_api_through_the_supervisor() -> None:
+    config = load_yaml(ADDON_DIR / "config.yaml")
+    assert config["homeassistant_api"] is True  # the Supervisor then sets SUPERVISOR_TOKEN
+    args = addon_options.server_args(
+        {}, "tcp://0.0.0.0:10200", Path("/data"), None, WEB, homeassistant_api=True
+    )
+    parsed = parse_args(args, {"SUPERVISOR_TOKEN": "from-the-supervisor"})
+    assert parsed.homeassistant_api == "http://supervisor/core/api"
+    assert parsed.homeassistant_token == "from-the-supervisor"
+    # Without the page there is no button to press: nothing asks for the API
+    without_page = addon_options.server_args(
+        {}, "tcp://0.0.0.0:10200", Path("/data"), None, None, homeassistant_api=True
+    )
+    assert "--homeassistant-api" not in without_page

@@ -1,7 +1,8 @@
 """The web page when something is missing, in a real browser (Debian's chromium driven by
 playwright), in Japanese and English: the Try page with no voice installed, a download that
-fails, and a voice that cannot be served (the shared BERT cannot be downloaded) each say why
-where the user looks, and the Play button is off while it cannot work.
+fails, a voice that cannot be served (the shared BERT cannot be downloaded) and a Home
+Assistant that does not answer the Dictionary page's button each say why where the user looks,
+and the Play button is off while it cannot work.
 
 The hub is a port where nothing listens: every download is refused at once.
 """
@@ -24,6 +25,8 @@ from web_utils import WebFixture, copy_tiny_data, model_cache_fixture, web_servi
 from tools.server_process import TINY_VOICE_DIR, free_port
 from wyoming_hayakoe.voices.catalog import load_catalog
 from wyoming_hayakoe.voices.layout import SPEAKERS_DIR
+from wyoming_hayakoe.web.api_homeassistant import HomeAssistantApi
+from wyoming_hayakoe.web.app import create_app
 from wyoming_hayakoe.web.i18n import STRINGS
 
 pytestmark = BROWSER_MARKS
@@ -152,3 +155,43 @@ async def test_a_voice_that_cannot_be_served_says_why(
         await card.wait_for()
         assert UNREACHABLE in await card.locator(".unavailable").inner_text()
         assert site.errors == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_a_saved_word_offers_to_clear_home_assistants_cache_and_says_why_it_could_not(
+    tmp_path: Path, model_cache: Path, browser: Any, language: str
+) -> None:
+    """With Home Assistant's API given, saving a word says that Home Assistant replays what it
+    has spoken and offers the button; a Home Assistant that does not answer is a sentence in
+    the page's language naming the action to run instead, the detail folded away."""
+    data = copy_tiny_data(tmp_path / "data")
+    api = HomeAssistantApi(f"http://127.0.0.1:{free_port()}/api", "token")  # nothing listens
+    async with web_service(data, model_cache) as fixture:
+        runner, url = await serve_app(create_app(fixture.backend, homeassistant=api))
+        try:
+            site = await open_site(browser, fixture, url, language)
+            await site.open("dictionary")
+            await site.page.fill("#surface", "ソノス")
+            await site.page.fill("#word-reading", "ソノス")
+            await site.page.click("#save")
+            button = site.page.locator("#clear-tts-cache")
+            await button.wait_for()
+            message = site.page.locator("#message")
+            assert await message.inner_text() == (
+                f"{words('saved_clear', language)} {words('clear_tts_cache', language)}"
+            )
+            await site.shot(f"dictionary-saved-clear-cache-{language}")
+            await button.click()
+            said = words("tts_cache_unreachable", language)
+            await site.page.wait_for_function(
+                "said => document.getElementById('message').innerText.startsWith(said)", arg=said
+            )
+            assert "error" in (await message.get_attribute("class") or "")
+            assert await message.locator("details").count() == 1
+            assert await message.locator("details").inner_text() == words("details", language)
+            await site.shot(f"dictionary-clear-cache-failed-{language}")
+            # the 502 the page reads is the only error the console saw
+            assert [e for e in site.errors if "502" not in e] == []
+            await site.page.context.close()
+        finally:
+            await runner.cleanup()

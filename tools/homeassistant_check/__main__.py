@@ -25,6 +25,7 @@ import aiohttp
 
 from .checks import TINY_VOICE_ROOT, Checks
 from .homeassistant import CheckFailed, HomeAssistant
+from .tts_cache import TtsCacheCheck
 from .wire_tap import WireTap
 
 _LOGGER = logging.getLogger("homeassistant_check")
@@ -38,21 +39,30 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(python: str, port: int, log_path: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    python: str,
+    port: int,
+    log_path: Path,
+    extra: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
     with log_path.open("wb") as log:
         return subprocess.Popen(
             [
                 python, "-m", "wyoming_hayakoe", "--uri", f"tcp://127.0.0.1:{port}",
                 "--data-dir", str(TINY_VOICE_ROOT), "--voice", "tiny", "--local-files-only",
-                "--threads", "1",
+                "--threads", "1", *(extra or []),
             ],
             cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+            env=env,
         )  # fmt: skip
 
 
-async def wait_for_server(process: subprocess.Popen[bytes], log_path: Path) -> None:
+async def wait_for_server(
+    process: subprocess.Popen[bytes], log_path: Path, marker: str = "Ready"
+) -> None:
     for _ in range(600):
-        if "Ready" in log_path.read_text(encoding="utf-8", errors="replace"):
+        if marker in log_path.read_text(encoding="utf-8", errors="replace"):
             return
         if process.poll() is not None:
             raise CheckFailed(f"the server exited:\n{log_path.read_text()}")
@@ -80,6 +90,11 @@ async def main_async(args: argparse.Namespace, work: Path) -> Checks:
 
             if await checks.check("start the server and Home Assistant", start):
                 await checks.run(tap_port)
+                if checks.engine_id:
+                    await checks.check(
+                        "the web page's button clears Home Assistant's TTS cache",
+                        lambda: tts_cache_check(args, ha, tap, checks.engine_id, work),
+                    )
     finally:
         ha.stop()
         await tap.stop()
@@ -89,6 +104,23 @@ async def main_async(args: argparse.Namespace, work: Path) -> Checks:
         _LOGGER.info("[%s] Home Assistant log (end):\n%s", args.label, ha.log_tail())
         _LOGGER.info("[%s] server log (end):\n%s", args.label, server_log.read_text()[-4000:])
     return checks
+
+
+async def tts_cache_check(
+    args: argparse.Namespace, ha: HomeAssistant, tap: WireTap, engine_id: str, work: Path
+) -> str:
+    async def start_page_server(
+        extra: list[str], env: dict[str, str], log_path: Path
+    ) -> subprocess.Popen[bytes]:
+        process = start_server(args.server_python, free_port(), log_path, extra, env)
+        try:
+            await wait_for_server(process, log_path, "Web page on")
+        except CheckFailed:
+            process.kill()
+            raise
+        return process
+
+    return await TtsCacheCheck(ha, tap, engine_id, start_page_server, work).run(free_port)
 
 
 def main() -> int:

@@ -52,6 +52,8 @@ OPTION_NAMES = frozenset(
     }
 )
 HUB_ENDPOINT_ENV = "HF_ENDPOINT"
+# Home Assistant's REST API as the Supervisor proxies it to an app, with SUPERVISOR_TOKEN
+SUPERVISOR_CORE_API = "http://supervisor/core/api"
 
 
 def options_to_args(options: Mapping[str, Any]) -> list[str]:
@@ -121,6 +123,7 @@ def server_args(
     web_uri: str | None = None,
     voicevox_uri: str = VOICEVOX_URI,
     hostname: str | None = None,
+    homeassistant_api: bool = False,
 ) -> list[str]:
     """Everything the server is started with, apart from pass-through arguments.
 
@@ -130,6 +133,9 @@ def server_args(
     the ingress proxy only (whose forwarded host is believed: the Supervisor passes on the
     browser's Host, whatever name Home Assistant is reached by, and Home Assistant has
     logged the user in). ``voicevox_uri``: the API's own port, if the options open it.
+    ``homeassistant_api``: the Supervisor gave the app a token for Home Assistant's API
+    (``homeassistant_api: true`` in config.yaml), through which the page's button clears
+    Home Assistant's TTS cache.
     """
     dirs = [share_dir] if share_dir is not None else []
     args = ["--uri", uri]
@@ -142,6 +148,8 @@ def server_args(
             "--http-proxy",
             INGRESS_PROXY,
         ]
+        if homeassistant_api:
+            args += ["--homeassistant-api", SUPERVISOR_CORE_API]
     args += voicevox_args(options, voicevox_uri, hostname or socket.gethostname())
     for folder in [*dirs, data_dir]:
         args += ["--data-dir", str(folder)]

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from wyoming_hayakoe import DOCS_URL
-from wyoming_hayakoe.addon.discovery import announce, discovery_uri
+from wyoming_hayakoe.addon.discovery import TOKEN_ENV, announce, discovery_uri
 from wyoming_hayakoe.addon.options import (
     DEBUG_OPTION,
     load_options,
@@ -165,8 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = load_options(args.options)
         share = share_folder(args.share_dir)
         command = server_args(
-            options, args.uri, args.data_dir, share, args.http_uri, args.voicevox_uri
-        )
+            options, args.uri, args.data_dir, share, args.http_uri, args.voicevox_uri,
+            homeassistant_api=bool(os.environ.get(TOKEN_ENV)),
+        )  # fmt: skip
         discovery_uri(args.uri)  # a listen URI without a port fails here, not after start-up
     except (OSError, ValueError) as err:
         _LOGGER.error("Cannot start: %s", err)

@@ -5,10 +5,13 @@ browser may use (web/access.py applies them). The two CORS options are VOICEVOX 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
-from .values import http_uri, network, origin
+from .values import http_uri, http_url, network, origin
 
 DEFAULT_VOICEVOX_URI = "tcp://127.0.0.1:50021"
+HOMEASSISTANT_TOKEN_ENV = "HOMEASSISTANT_TOKEN"
+SUPERVISOR_TOKEN_ENV = "SUPERVISOR_TOKEN"  # what the Supervisor gives an app with API access
 CORS_MODES = ("localapps", "all")
 
 
@@ -55,6 +58,15 @@ def add_http_access_options(parser: argparse.ArgumentParser) -> None:
         "repeat for more (default: none)",
     )
     add(
+        "--homeassistant-api",
+        type=http_url,
+        metavar="URL",
+        help="Home Assistant's REST API (e.g. http://homeassistant.local:8123/api) with a "
+        f"long-lived access token in ${HOMEASSISTANT_TOKEN_ENV}: the Dictionary page's button "
+        "then clears Home Assistant's TTS cache (tts.clear_cache), which replays old audio of "
+        "a word fixed since (needs --http-uri; the app sets it with the Supervisor's token)",
+    )
+    add(
         "--cors-policy-mode",
         choices=CORS_MODES,
         default="localapps",
@@ -72,6 +84,11 @@ def add_http_access_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def homeassistant_token(environ: Mapping[str, str]) -> str:
+    """The token for --homeassistant-api: the user's, else the Supervisor's (in the app)."""
+    return environ.get(HOMEASSISTANT_TOKEN_ENV) or environ.get(SUPERVISOR_TOKEN_ENV) or ""
+
+
 def check_http_access(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Options that need a listener; the two listeners on different ports."""
     if not args.http_uri and not args.voicevox_uri:
@@ -87,6 +104,14 @@ def check_http_access(parser: argparse.ArgumentParser, args: argparse.Namespace)
             parser.error("argument --voicevox-allow: needs --voicevox-uri")
         if args.voicevox_manage:
             parser.error("argument --voicevox-manage: needs --voicevox-uri")
+    if args.homeassistant_api:
+        if not args.http_uri:
+            parser.error("argument --homeassistant-api: needs --http-uri")
+        if not args.homeassistant_token:
+            parser.error(
+                f"argument --homeassistant-api: no token: set {HOMEASSISTANT_TOKEN_ENV} to a "
+                "long-lived access token (Home Assistant, your profile, Security)"
+            )
     if args.http_uri and args.http_uri == args.voicevox_uri:
         parser.error("argument --voicevox-uri: the web page listens there already (--http-uri)")
     for name in args.http_host or ():

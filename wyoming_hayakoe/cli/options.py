@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 from .. import __version__
 from ..knobs import KNOBS, OLD_SPELLINGS, OldSpelling
 from ..voices.hub import hub_offline
-from .http_options import add_http_access_options, check_http_access
+from .http_options import add_http_access_options, check_http_access, homeassistant_token
 from .values import (
     finite_float,
     http_uri,
@@ -245,6 +245,7 @@ def parse_args(
         parser.error(f"cannot split ${ENV_ARGS}: {err}")
     args = parser.parse_args(extra + args_list)
     args.local_files_only = args.local_files_only or hub_offline(env)
+    args.homeassistant_token = homeassistant_token(env)
     args.old_spellings = _read_old_spellings(parser, args)
     _check_dirs(parser, args)
     _check_combinations(parser, args)

@@ -103,3 +103,15 @@ def origin(text: str) -> str:
             f"not a web origin (scheme://host[:port], no path): {text!r}"
         )
     return text.strip()
+
+
+def http_url(text: str) -> str:
+    """An ``http://`` or ``https://`` address with a host, e.g. Home Assistant's API."""
+    parsed = urlparse(text.strip())
+    try:
+        has_host = bool(parsed.hostname) and (parsed.port or 0) >= 0
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad port in {text!r}") from None
+    if parsed.scheme not in ("http", "https") or not has_host:
+        raise argparse.ArgumentTypeError(f"expected http://HOST[:PORT]/PATH, got {text!r}")
+    return text.strip().rstrip("/")

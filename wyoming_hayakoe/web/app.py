@@ -18,7 +18,7 @@ from aiohttp.typedefs import Handler
 
 from ..errors import HayakoeError, TextError, UnknownStyleError, UnknownVoiceError
 from ..service import DictionaryEditError, UploadError, UploadLimits
-from . import api_dictionary, api_progress, api_reading, api_voices, voicevox
+from . import api_dictionary, api_homeassistant, api_progress, api_reading, api_voices, voicevox
 from .access import (
     MANAGE_HERE,
     MANAGEMENT,
@@ -28,6 +28,7 @@ from .access import (
     cors_headers,
     guard,
 )
+from .api_homeassistant import HOMEASSISTANT, HomeAssistantApi
 from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
 from .pages import PAGES, page_handler
@@ -97,10 +98,17 @@ def create_app(
     upload_limits: UploadLimits | None = None,
     allowed: Collection[IPNetwork] | None = None,
     access: AccessPolicy | None = None,
+    homeassistant: HomeAssistantApi | None = None,
 ) -> web.Application:
-    """The web page, its JSON endpoints and the VOICEVOX-compatible API at the root."""
+    """The web page, its JSON endpoints and the VOICEVOX-compatible API at the root;
+    ``homeassistant``: the API the Dictionary page's button clears Home Assistant's TTS
+    cache through."""
     app = _application(backend, access, allowed)
-    app[MANAGEMENT] = api_voices.STATE_CHANGES | voicevox.STATE_CHANGES
+    app[MANAGEMENT] = (
+        api_voices.STATE_CHANGES | voicevox.STATE_CHANGES | api_homeassistant.STATE_CHANGES
+    )
+    if homeassistant is not None:
+        app[HOMEASSISTANT] = homeassistant
     app[MANAGE_HERE] = True
     app[UPLOAD_LIMITS] = upload_limits or UploadLimits()
     for page, path in PAGES.items():
@@ -109,6 +117,7 @@ def create_app(
     app.router.add_routes(api_reading.routes)
     app.router.add_routes(api_dictionary.routes)
     app.router.add_routes(api_progress.routes)
+    app.router.add_routes(api_homeassistant.routes)
     voicevox.add_routes(app)
     app.router.add_static("/static/", _static_dir(), append_version=False)
     return app

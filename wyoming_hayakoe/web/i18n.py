@@ -208,6 +208,40 @@ STRINGS: dict[str, dict[str, str]] = {
         "message it spoke before with the new reading, run the action tts.clear_cache "
         "(Developer tools, Actions).",
     },
+    "saved_clear": {
+        "ja": "保存しました。Home Assistant は一度話したメッセージの音声を保存しています。"
+        "前に話したメッセージも新しい読みで話すには、その音声キャッシュを消してください。",
+        "en": "Saved. Home Assistant keeps the audio of messages it has spoken: to hear a "
+        "message it spoke before with the new reading, clear that cache.",
+    },
+    "clear_tts_cache": {
+        "ja": "Home Assistant の音声キャッシュを消す",
+        "en": "Clear Home Assistant's TTS cache",
+    },
+    "tts_cache_cleared": {
+        "ja": "Home Assistant の音声キャッシュを消しました。"
+        "どのメッセージも次から新しい読みで話します。",
+        "en": "Home Assistant's TTS cache is cleared: every message is spoken with the new "
+        "reading from now on.",
+    },
+    "tts_cache_unreachable": {
+        "ja": "Home Assistant に接続できませんでした。Home Assistant の開発者ツールの"
+        "「アクション」で tts.clear_cache を実行してください。",
+        "en": "Home Assistant could not be reached: run the action tts.clear_cache there "
+        "(Developer tools, Actions).",
+    },
+    "tts_cache_refused": {
+        "ja": "Home Assistant がこのアプリに API の利用を認めませんでした。開発者ツールの"
+        "「アクション」で tts.clear_cache を実行してください。",
+        "en": "Home Assistant did not let this app use its API: run the action "
+        "tts.clear_cache there (Developer tools, Actions).",
+    },
+    "tts_cache_failed": {
+        "ja": "Home Assistant が音声キャッシュを消せませんでした。開発者ツールの「アクション」で "
+        "tts.clear_cache を実行してください。",
+        "en": "Home Assistant did not clear its TTS cache: run the action tts.clear_cache "
+        "there (Developer tools, Actions).",
+    },
     "no_words": {"ja": "単語はまだありません", "en": "No words yet"},
     "error": {"ja": "エラー", "en": "Error"},
     "loading": {"ja": "読み込み中…", "en": "Loading…"},

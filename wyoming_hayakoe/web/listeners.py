@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 from aiohttp import web
 
 from .access import AccessPolicy, IPNetwork
+from .api_homeassistant import HomeAssistantApi
 from .app import create_app, create_voicevox_app
 from .backend import WebBackend
 
@@ -33,6 +34,7 @@ class HttpSettings:
     voicevox_allow: tuple[str, ...] = ()
     voicevox_manage: bool = False
     access: AccessPolicy = field(default_factory=AccessPolicy)
+    homeassistant: HomeAssistantApi | None = None
 
 
 @dataclass
@@ -56,9 +58,16 @@ def web_starter(settings: HttpSettings) -> Callable[[TtsService], Awaitable[Stop
         server = WebServer([], WebBackend(service))
         if settings.page_uri:
             networks = _networks(settings.page_allow)
-            app = create_app(server.backend, allowed=networks, access=settings.access)
+            app = create_app(
+                server.backend, None, networks, settings.access, settings.homeassistant
+            )
             if await _listen(server, app, settings.page_uri, "web page"):
                 _log_page(settings.page_uri, networks)
+                if settings.homeassistant is not None:
+                    _LOGGER.info(
+                        "The Dictionary page clears Home Assistant's TTS cache through %s",
+                        settings.homeassistant.url,
+                    )
         if settings.voicevox_uri:
             networks = _networks(settings.voicevox_allow)
             manage = settings.voicevox_manage

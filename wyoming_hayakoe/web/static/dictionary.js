@@ -2,6 +2,7 @@
 // Dictionary page: the user dictionary (VOICEVOX's /user_dict API on user_dict.csv) as a table;
 // each change previewed before and after, reading and audio.
 let previewStyle = null;
+let canClearTtsCache = false;  // Home Assistant's API given: the page clears its TTS cache
 
 function wordRow(id, word) {
   return el("tr", { "data-surface": word.surface },
@@ -81,12 +82,31 @@ async function save(event) {
     if (id) await fetchOk(`user_dict_word/${encodeURIComponent(id)}?${params}`, { method: "PUT" });
     else await fetchOk(`user_dict_word?${params}`, { method: "POST" });
     await render("after");
-    showMessage("message", WORDS.saved, "ok");
+    showSaved();
     $("replace").value = "";
     await loadWords();
   } catch (err) {
     showMessage("message", err.message, "error");
   }
+}
+
+// Home Assistant replays the audio it keeps of a message: say so, with a button where the
+// server may clear that cache itself.
+function showSaved() {
+  if (!canClearTtsCache) { showMessage("message", WORDS.saved, "ok"); return; }
+  const button = el("button", { type: "button", id: "clear-tts-cache", class: "secondary", onclick: clearTtsCache },
+    WORDS.clear_tts_cache);
+  showMessage("message", [WORDS.saved_clear, " ", button], "ok");
+}
+
+async function clearTtsCache() {
+  const response = await fetch("api/homeassistant/clear-tts-cache", { method: "POST" });
+  if (response.ok) { showMessage("message", WORDS.tts_cache_cleared, "ok"); return; }
+  let answer = {};
+  try { answer = await response.json(); } catch (err) { answer = {}; }
+  const sentence = WORDS["tts_cache_" + answer.reason] || WORDS.tts_cache_failed;
+  const detail = el("details", {}, el("summary", {}, WORDS.details), answer.error || response.statusText);
+  showMessage("message", [sentence, detail], "error");
 }
 
 async function removeWord(id, surface) {
@@ -113,5 +133,14 @@ $("word-form").addEventListener("submit", save);
 for (const id of ["surface", "word-reading", "accent", "example"]) {
   $(id).addEventListener("input", () => { $("before").hidden = true; $("after").hidden = true; });
 }
+async function checkHomeAssistant() {
+  try {
+    canClearTtsCache = (await api("api/homeassistant")).clear_tts_cache === true;
+  } catch (err) {
+    canClearTtsCache = false;
+  }
+}
+
 chooseStyle();
+checkHomeAssistant();
 loadWords();

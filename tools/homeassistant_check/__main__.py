@@ -25,6 +25,7 @@ import aiohttp
 
 from .checks import TINY_VOICE_ROOT, Checks
 from .homeassistant import CheckFailed, HomeAssistant
+from .streaming_reply import install_agent, streamed_reply
 from .tts_cache import TtsCacheCheck
 from .wire_tap import WireTap
 
@@ -83,6 +84,8 @@ async def main_async(args: argparse.Namespace, work: Path) -> Checks:
             ha.session = session
 
             async def start() -> str:
+                if args.tts_path == "streaming":
+                    install_agent(ha.config_dir)
                 ha.start()
                 await wait_for_server(server, server_log)
                 seconds = await ha.wait_ready(args.start_timeout)
@@ -90,6 +93,11 @@ async def main_async(args: argparse.Namespace, work: Path) -> Checks:
 
             if await checks.check("start the server and Home Assistant", start):
                 await checks.run(tap_port)
+                if checks.engine_id and args.tts_path == "streaming":
+                    await checks.check(
+                        "a streaming agent's reply, spoken while it is written",
+                        lambda: streamed_reply(ha, tap, checks.engine_id),
+                    )
                 if checks.engine_id:
                     await checks.check(
                         "the web page's button clears Home Assistant's TTS cache",

@@ -11,11 +11,23 @@ import contextlib
 import json
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 _LOGGER = logging.getLogger("homeassistant_check")
 
 STREAM_EVENTS = ("synthesize-start", "synthesize-chunk", "synthesize-stop")
 """What Home Assistant 2025.7 and later send when the server advertises streaming."""
+
+
+@dataclass(frozen=True)
+class Passed:
+    """One event as it passed: ``sent`` (to the server) or not, its type, its data and the
+    length of its payload (the audio of an ``audio-chunk``)."""
+
+    sent: bool
+    type: str
+    data: dict[str, Any]
+    payload_bytes: int
 
 
 @dataclass
@@ -26,6 +38,8 @@ class Connection:
     """From Home Assistant to the server."""
     answered: list[str] = field(default_factory=list)
     """From the server to Home Assistant."""
+    timeline: list[Passed] = field(default_factory=list)
+    """Both directions, in the order the relay saw them."""
 
     @property
     def synthesis(self) -> bool:
@@ -75,31 +89,39 @@ class WireTap:
             client_out.close()
             return
         await asyncio.gather(
-            _copy_events(client_in, server_out, connection.sent),
-            _copy_events(server_in, client_out, connection.answered),
+            _copy_events(client_in, server_out, connection, sent=True),
+            _copy_events(server_in, client_out, connection, sent=False),
         )
 
 
 async def _copy_events(
-    source: asyncio.StreamReader, sink: asyncio.StreamWriter, types: list[str]
+    source: asyncio.StreamReader, sink: asyncio.StreamWriter, connection: Connection, sent: bool
 ) -> None:
     """Copy Wyoming events (a JSON header line, then data and payload of the lengths it
     gives) from ``source`` to ``sink``, noting their types; at the first line that is not a
     header, copy the rest as it comes. Closes ``sink`` when ``source`` ends."""
+    types = connection.sent if sent else connection.answered
     try:
         while line := await source.readline():
             sink.write(line)
             try:
                 header = json.loads(line)
-                follows = int(header.get("data_length") or 0) + int(
-                    header.get("payload_length") or 0
-                )
-                types.append(str(header["type"]))
+                data_length = int(header.get("data_length") or 0)
+                payload_length = int(header.get("payload_length") or 0)
+                kind = str(header["type"])
             except (ValueError, TypeError, KeyError, AttributeError):
                 types.append("?")
                 break
-            if follows:
-                sink.write(await source.readexactly(follows))
+            types.append(kind)
+            data = dict(header.get("data") or {})
+            if data_length:
+                extra = await source.readexactly(data_length)
+                sink.write(extra)
+                with contextlib.suppress(ValueError, TypeError):
+                    data.update(json.loads(extra))
+            if payload_length:
+                sink.write(await source.readexactly(payload_length))
+            connection.timeline.append(Passed(sent, kind, data, payload_length))
             await sink.drain()
         while chunk := await source.read(1 << 16):
             sink.write(chunk)

@@ -184,7 +184,7 @@ class Engine:
 
     def refresh_user_dictionary(self) -> bool:
         """Apply edits of the user dictionary file; True if the words in effect changed.
-        Compiling takes seconds: servers call it outside the synthesis slot."""
+        Compiling takes seconds: servers call it on another thread than synthesis."""
         return self.frontend_state.refresh()
 
     def _clear_audio_cache(self) -> None:

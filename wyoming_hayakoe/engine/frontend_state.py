@@ -53,7 +53,7 @@ class FrontendState:
         """Apply edits of the user dictionary file; True if the words in effect changed.
 
         Only a stat when nothing changed; after an edit it compiles the dictionary (seconds),
-        so servers call it outside the synthesis slot. The check, the new front-end and
+        so servers call it on another thread than synthesis. The check, the new front-end and
         generation and ``on_edit`` are one step: two refreshes never interleave.
         """
         if self.user_dictionary is None:

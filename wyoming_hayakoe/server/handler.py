@@ -47,12 +47,9 @@ from .protocol import (
 _LOGGER = logging.getLogger(__name__)
 
 
-def _event_type(eventable: Eventable) -> str:
-    return eventable.event().type
-
-
-# Requests answered with audio: an error about one of these ends the connection.
-_SYNTHESIS_REQUESTS = frozenset({_event_type(Synthesize(text="")), _event_type(SynthesizeStart())})
+def _is_synthesis_request(event_type: str) -> bool:
+    """Requests answered with audio: an error about one of these ends the connection."""
+    return Synthesize.is_type(event_type) or SynthesizeStart.is_type(event_type)
 
 
 @dataclass(frozen=True)
@@ -97,22 +94,23 @@ class HayakoeEventHandler(Connection):
         self._service = service
         self._options = options
         self._stream: _TextStream | None = None
-        self._routes: dict[str, Callable[[Event], None]] = {
-            _event_type(Describe()): self._on_describe,
-            _event_type(Ping()): self._on_ping,
-            _event_type(Synthesize(text="")): self._on_synthesize,
-        }
+        self._routes: list[tuple[type[Eventable], Callable[[Event], None]]] = [
+            (Describe, self._on_describe),
+            (Ping, self._on_ping),
+            (Synthesize, self._on_synthesize),
+        ]
         if service.settings.streaming:
-            self._routes.update(
-                {
-                    _event_type(SynthesizeStart()): self._on_stream_start,
-                    _event_type(SynthesizeChunk(text="")): self._on_stream_chunk,
-                    _event_type(SynthesizeStop()): self._on_stream_stop,
-                }
-            )
+            self._routes += [
+                (SynthesizeStart, self._on_stream_start),
+                (SynthesizeChunk, self._on_stream_chunk),
+                (SynthesizeStop, self._on_stream_stop),
+            ]
+
+    def _route(self, event_type: str) -> Callable[[Event], None] | None:
+        return next((route for kind, route in self._routes if kind.is_type(event_type)), None)
 
     async def handle_event(self, event: Event) -> bool:
-        route = self._routes.get(event.type)
+        route = self._route(event.type)
         if route is None:
             _LOGGER.debug("Ignoring event %s", event.type)
             return True
@@ -126,20 +124,21 @@ class HayakoeEventHandler(Connection):
     def _refuse(self, event_type: str, text: str, code: str) -> None:
         """Answer an event with an error; end what it belongs to as the client expects."""
         self._queue(partial(self._send_error, text, code))
-        if event_type == _event_type(SynthesizeChunk(text="")) and self._stream is not None:
+        if SynthesizeChunk.is_type(event_type) and self._stream is not None:
             self._stream.error_sent = True
-        elif event_type in _SYNTHESIS_REQUESTS:
+        elif _is_synthesis_request(event_type):
             self._queue(self.end_connection)
 
     def on_oversized(self, err: OversizedEvent) -> None:
         """Data too big for any text within the limit: its bytes were skipped, not kept."""
         _LOGGER.warning("Skipped a %s event with %d bytes of data", err.event_type, err.size)
-        if err.event_type == _event_type(SynthesizeChunk(text="")):
+        if SynthesizeChunk.is_type(err.event_type):
             if self._stream is not None:  # outside a stream, chunks are ignored anyway
                 self._stream_over_limit(self._stream)
-        elif err.event_type == _event_type(Synthesize(text="")) and self._stream is not None:
+        elif Synthesize.is_type(err.event_type) and self._stream is not None:
             _LOGGER.debug("Ignoring synthesize inside a text stream")
-        elif err.event_type in self._routes:  # unknown events are ignored, whatever their size
+        # unknown events are ignored, whatever their size
+        elif self._route(err.event_type) is not None:
             message = (
                 f"The {err.event_type} event carries {err.size} bytes of data, more than any "
                 f"text of at most {self._max_text_length} characters "

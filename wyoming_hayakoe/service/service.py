@@ -141,8 +141,8 @@ class TtsService:
 
     async def text_frontend(self) -> TextFrontend:
         """The engine's text front-end with the user dictionary's words in effect; an edited
-        dictionary is compiled first, on the text thread as for a request, outside the CPU
-        slot."""
+        dictionary is compiled first, on the text thread as for a request, not on the synthesis
+        thread."""
         engine = await self._engine.get()
         await self._workers.read_text(engine.refresh_user_dictionary)
         return engine.frontend

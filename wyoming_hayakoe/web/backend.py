@@ -1,10 +1,10 @@
 """The one place where the web page meets the rest of the server.
 
 Everything the pages show or change goes through :class:`WebBackend`: the voice list (the
-service's: the voices Home Assistant is offered), synthesis (the service's queue, CPU slot and
-worker threads), the reading (the text front-end and the user dictionary) and voice downloads,
-uploads and removals (the service's voice management). Blocking work runs on the service's
-worker threads, never on the event loop.
+service's: the voices Home Assistant is offered), synthesis (the service's queue, its turns on
+the CPU and worker threads), the reading (the text front-end and the user dictionary) and
+voice downloads, uploads and removals (the service's voice management). Blocking work runs on
+the service's worker threads, never on the event loop.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from aivmlib.schemas.aivm_manifest import (
 )
 
 if TYPE_CHECKING:
-    from tools.synthetic_voice.sbv2_fixtures import VoiceSpec
+    from tools.synthetic_voice.voice_spec import VoiceSpec
 
 UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "wyoming-hayakoe/tests/fixtures/aivmx")
 LICENSE = """\

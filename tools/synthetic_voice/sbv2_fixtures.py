@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import torch
 from tools.synthetic_voice import aivmx, sbv2_checks, sbv2_export, voice_files
 from tools.synthetic_voice.presets import STYLE_DIM, Preset, check_preset
 from tools.synthetic_voice.synth_model import ProbeInput, build_synthesizer
+from tools.synthetic_voice.voice_spec import SpeakerSpec, VoiceSpec
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -30,29 +31,6 @@ DEFAULT_AIVMX_STEM = "test-voice"
 # SBV2 names a checkpoint <model>_e<epoch>_s<step>; the converter names the ONNX file after it.
 EPOCHS = 100
 STEPS = 2000
-
-
-@dataclass(frozen=True)
-class SpeakerSpec:
-    name: str
-    local_id: int
-    # (style name, style id = row of style_vectors.npy); AIVM lets each speaker list a subset
-    styles: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class VoiceSpec:
-    model_name: str
-    style_names: tuple[str, ...]  # style2id order; index 0 is the mean style
-    speakers: tuple[SpeakerSpec, ...]
-
-    @property
-    def spk2id(self) -> dict[str, int]:
-        return {s.name: s.local_id for s in self.speakers}
-
-    @property
-    def style2id(self) -> dict[str, int]:
-        return {name: i for i, name in enumerate(self.style_names)}
 
 
 def _all_styles(names: tuple[str, ...]) -> tuple[tuple[str, int], ...]:

@@ -131,19 +131,22 @@ class Backoff:
         self.failures += 1
         delay = self._next_s = min(self._next_s * 2, self.last_s) if self._next_s else self.first_s
         now = time.monotonic()
-        meanwhile = f"; {installed}" if installed else ""
-        steps = f". {next_steps}" if next_steps else ""
+        # The first line says what failed and what happens next; what is installed and what
+        # the user can do follow on lines of their own, indented.
+        details = "".join(
+            f"\n    {line[:1].upper()}{line[1:]}" for line in (installed, next_steps) if line
+        )
         if self._logged_at is None:
             _LOGGER.warning(
-                "Cannot load %s: %s%s; retrying in the background (first in %.0f s, then less "
+                "Cannot load %s: %s; retrying in the background (first in %.0f s, then less "
                 "often, up to every %.0f min)%s",
-                what, err, meanwhile, delay, self.last_s / 60, steps,
+                what, err, delay, self.last_s / 60, details,
             )  # fmt: skip
             self._logged_at = now
         elif now - self._logged_at >= self.log_every_s:
             _LOGGER.warning(
-                "Still cannot load %s after %d attempts: %s%s; next attempt in %.0f s%s",
-                what, self.failures, err, meanwhile, delay, steps,
+                "Still cannot load %s after %d attempts: %s; next attempt in %.0f s%s",
+                what, self.failures, err, delay, details,
             )  # fmt: skip
             self._logged_at = now
         else:

@@ -14,6 +14,7 @@ from pathlib import Path
 from .. import DOCS_URL
 from ..errors import HubError
 
+WITHOUT_INTERNET_DOC = "docs/voices.md#without-internet"
 WITHOUT_INTERNET_URL = f"{DOCS_URL}/voices.md#without-internet"
 """The steps to install voices on a machine that cannot reach the voice repository."""
 _NAMES_SHOWN = 5
@@ -55,5 +56,5 @@ def without_the_repository(err: BaseException, download_dir: Path) -> str | None
         f"{download_dir} and start with --local-files-only (in the Home Assistant app: "
         "/share/hayakoe and the local_files_only option); to download through a mirror of the "
         f"Hugging Face Hub, set HF_ENDPOINT (the app's hub_endpoint). The steps: "
-        f"{WITHOUT_INTERNET_URL}"
+        f"{WITHOUT_INTERNET_DOC} in the project's files, or {WITHOUT_INTERNET_URL}"
     )

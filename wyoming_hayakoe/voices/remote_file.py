@@ -90,5 +90,6 @@ def fetch_remote_info(url: str, options: DownloadOptions) -> RemoteFile | None:
             check_redirect(current, urljoin(current, location), options.allow_insecure_http)
             current = urljoin(current, location)
         except (OSError, http.client.HTTPException) as err:
-            raise HubError(f"cannot reach the server for {url}: {err}") from err
+            reason = getattr(err, "reason", None) or err  # not "<urlopen error [Errno -2] ...>"
+            raise HubError(f"cannot reach the server for {url}: {reason}") from err
     raise DownloadError(f"too many redirects while looking up {url}")

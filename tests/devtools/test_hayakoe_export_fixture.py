@@ -137,7 +137,8 @@ async def test_server_speaks_the_voice(tmp_path: Path, compiled_caches: Compiled
     cache = compiled_caches.copy(tmp_path / "cache", ROOT, (SPEAKER,))
     args = ("--data-dir", str(ROOT), "--voice", VOICE, "--local-files-only")
     args += ("--cache-dir", str(cache))
-    quiet = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+    quiet = ("--tempo-dynamics-scale", "0", "--noise-scale", "0", "--noise-scale-w", "0",
+             "--threads", "1")  # fmt: skip
     server = start_server(tmp_path, *quiet, base_args=args)
     try:
         engine = Engine(ROOT, threads=1)

@@ -28,7 +28,8 @@ from tools.engine_audio import pcm_pieces
 from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import first_event, read_until, synthesize
 
-QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+QUIET = ("--tempo-dynamics-scale", "0", "--noise-scale", "0", "--noise-scale-w", "0",
+         "--threads", "1")  # fmt: skip
 TEXT = "こんにちは。今日はいい天気ですね！"
 # What the server logs for each of add_broken_voices's files.
 BAD_FILES = {

@@ -55,7 +55,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 Oracle = Callable[..., list[bytes]]
-QUIET = ("--sdp-ratio", "0", "--noise-scale", "0", "--noise-w", "0", "--threads", "1")
+QUIET = ("--tempo-dynamics-scale", "0", "--noise-scale", "0", "--noise-scale-w", "0",
+         "--threads", "1")  # fmt: skip
 
 
 @pytest.fixture(scope="module")

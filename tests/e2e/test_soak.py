@@ -26,8 +26,8 @@ CHECKPOINT = 40  # every text and style was asked for by then: the server is war
 # No audio cache: every request is synthesized. No noise: the same request always makes the
 # same amount of audio, so once every request was seen, ONNX Runtime needs no bigger buffers
 # and any growth of memory is a leak (with noise, a rare longer answer grows them once more).
-ARGS = ("--threads", "1", "--audio-cache-mb", "0", "--sdp-ratio", "0", "--noise-scale", "0",
-        "--noise-w", "0")  # fmt: skip
+ARGS = ("--threads", "1", "--audio-cache-mb", "0", "--tempo-dynamics-scale", "0",
+        "--noise-scale", "0", "--noise-scale-w", "0")  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -143,7 +143,7 @@ async def test_audio_query_reads_as_the_wyoming_side(site: tuple[WebFixture, Tes
     body = await query(client, TEXT, neutral)
     assert body["kana"] == TEXT  # AivisSpeech: the text itself, what the BERT reads
     assert (body["speedScale"], body["intonationScale"], body["pitchScale"]) == (1.0, 1.0, 0.0)
-    assert body["tempoDynamicsScale"] == 0.0  # the server's --sdp-ratio 0
+    assert body["tempoDynamicsScale"] == 0.0  # the server's --tempo-dynamics-scale 0
     assert body["outputSamplingRate"] == 44100 and body["outputStereo"] is False
     morae = "".join(m["text"] for p in body["accent_phrases"] for m in p["moras"])
     assert morae.startswith("コンニチワ.キョーワシチジサンジュップンニ")  # 7:30 rewritten
@@ -216,7 +216,9 @@ async def test_fields_left_out_take_the_servers_defaults(
     _, client = site
     neutral = (await style_ids(client))["Neutral"]
     body = await query(client, "今日はいい天気ですね。", neutral)
-    assert body["tempoDynamicsScale"] == 0.0  # the server's --sdp-ratio 0, not AivisSpeech's 1
+    assert (
+        body["tempoDynamicsScale"] == 0.0
+    )  # the server's --tempo-dynamics-scale 0, not AivisSpeech's 1
     full = await synthesis(client, body, neutral)
     # A VOICEVOX client's query model has no tempoDynamicsScale: it sends none, or null.
     left_out = {k: v for k, v in body.items() if k not in ("tempoDynamicsScale", "speedScale")}

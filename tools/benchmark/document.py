@@ -48,8 +48,8 @@ METHOD = """\
 - *Audio parity*: noise, stochastic durations and `sdp_ratio` at 0; our engine's float
   audio (`tools/engine_audio.py`, whole published graph and the compiled, split graph) against the
   reference's float audio before its peak normalization, same sentence splitting and
-  pauses; then the PCM our server sends (started with `--noise-scale 0 --noise-w 0
-  --sdp-ratio 0`) against the engine's own PCM for the same text.
+  pauses; then the PCM our server sends (started with `--noise-scale 0 --noise-scale-w 0
+  --tempo-dynamics-scale 0`) against the engine's own PCM for the same text.
 - `wyoming-bench` (PyPI) runs against our server with the medium text, streaming and
   non-streaming; it appends a random hex nonce to each text to defeat caches, and its RTF is
   wall / audio (lower is faster), the inverse of the speed multiple above.

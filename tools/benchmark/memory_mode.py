@@ -36,7 +36,7 @@ from tools.wyoming_requests import synthesize
 _LOGGER = logging.getLogger("tools.benchmark")
 
 TEXT = "了解です。今日は良い天気ですね、お出かけにぴったりです。"
-QUIET = ("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0")
+QUIET = ("--noise-scale", "0", "--noise-scale-w", "0", "--tempo-dynamics-scale", "0")
 """Zero noise: the audio depends on the models only."""
 _RECORD = "compiled.json"
 

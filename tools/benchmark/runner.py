@@ -27,7 +27,7 @@ ONE_WORD = BenchText("one word", "「はい。」", "はい。", None)
 PARITY_TEXT = TEXTS["long"].text
 # The wire's audio compared with the engine's: no noise, and no opening silence before it.
 PARITY_FLAGS = (
-    *("--noise-scale", "0", "--noise-w", "0", "--sdp-ratio", "0"),
+    *("--noise-scale", "0", "--noise-scale-w", "0", "--tempo-dynamics-scale", "0"),
     *("--first-audio-within", "0"),
 )
 

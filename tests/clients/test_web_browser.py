@@ -189,11 +189,15 @@ async def test_dictionary_edit_changes_drawing_and_audio(site: Site) -> None:
     await page.fill("#example", "ソノスを再生。")
     await page.click("#preview")
     await page.wait_for_selector("#before audio[data-samples]")
+    await page.wait_for_selector("#after .drawing[data-kana]")
+    tried = await page.evaluate(PANEL_STATE, "after")  # the reading with the word, not saved
+    assert tried["kana"].startswith("ソノスソノスソノス")
+    assert not site.fixture.dictionary.exists()
     await page.click("#save")
     await page.wait_for_selector("#after audio[data-samples]")
     before, after = [await page.evaluate(PANEL_STATE, panel) for panel in ("before", "after")]
     assert after["kana"].startswith("ソノスソノスソノス") and before["kana"] != after["kana"]
-    assert before["drawn"] != after["drawn"]
+    assert before["drawn"] != after["drawn"] and after["drawn"] == tried["drawn"]
     assert after["drawn"][0].startswith("ソ↑ノ↓")  # accent type 1: high, then down
     assert after["samples"] > 1.3 * before["samples"]
     assert await page.locator('#words tr[data-surface="ソノス"]').count() == 1

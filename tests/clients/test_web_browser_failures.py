@@ -195,3 +195,53 @@ async def test_a_saved_word_offers_to_clear_home_assistants_cache_and_says_why_i
             await site.page.context.close()
         finally:
             await runner.cleanup()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_the_reading_tab_reads_without_the_shared_bert(
+    tmp_path: Path, model_cache: Path, browser: Any, no_hub: None, language: str
+) -> None:
+    """Nothing installed and no route to the hub: the Reading tab still reads (a reading needs
+    OpenJTalk and the rules, not the BERT), and says nothing went wrong."""
+    data = tmp_path / "data"
+    data.mkdir()
+    async with serving(browser, data, model_cache, language, "jvnv-F1-jp", False) as site:
+        await site.open("reading")
+        await site.page.fill("#text", "玄関のNature Remoが7:30に反応しました。")
+        await site.page.click("#show")
+        await site.page.wait_for_selector("text=ネイチャーリモ")
+        await site.page.wait_for_selector("svg.accent")
+        assert await site.page.locator("#message").is_hidden()
+        await site.shot(f"reading-without-bert-{language}")
+        assert site.errors == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_a_word_with_a_bad_reading_says_what_to_write(
+    tmp_path: Path, model_cache: Path, browser: Any, language: str
+) -> None:
+    data = copy_tiny_data(tmp_path / "data")
+    async with web_service(data, model_cache) as fixture:
+        runner, url = await serve_app(fixture.app)
+        try:
+            site = await open_site(browser, fixture, url, language)
+            await site.open("dictionary")
+            await site.page.fill("#surface", "テスト")
+            await site.page.fill("#word-reading", "tesuto")
+            for button in ("#preview", "#save"):
+                await site.page.click(button)
+                message = site.page.locator("#message")
+                await message.locator("details").wait_for(state="attached")
+                text = await message.inner_text()
+                assert text.startswith(words("word_refused", language)), text
+                # the server's reason, folded away
+                details = message.locator("details")
+                assert "'tesuto'" in (await details.text_content() or "")
+                assert await details.get_attribute("open") is None
+            assert await site.page.locator("#before").is_hidden()
+            assert not fixture.dictionary.exists()
+            await site.shot(f"dictionary-bad-reading-{language}")
+            assert [e for e in site.errors if "400" not in e] == []
+            await site.page.context.close()
+        finally:
+            await runner.cleanup()

@@ -181,6 +181,28 @@ async def test_the_page_checks_a_word_before_it_is_saved(
         assert words in await error_of(await client.post("/api/dictionary/check", json=word), 400)
 
 
+async def test_a_word_tried_reads_the_text_with_it_and_saves_nothing(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    fixture, client = site
+    fixture.dictionary.write_text(FILE, encoding="utf-8")
+    saved = fixture.dictionary.read_bytes()
+    text = "ソノスを再生。玄関の鍵。"
+    word = {"surface": "ソノス", "reading": "ソノスソノスソノス", "accent": 1, "text": text}
+    answer = await client.post("/api/dictionary/try", json=word)
+    assert answer.status == 200, await answer.text()
+    phrases = await answer.json()
+    tried = "".join(m["text"] for p in phrases for m in p["moras"])
+    assert tried.startswith("ソノスソノスソノス") and "ゲンカン" in tried  # the saved words too
+    assert phrases[0]["accent"] == 1
+    assert fixture.dictionary.read_bytes() == saved
+    assert not (await reading(client, text)).startswith("ソノスソノスソノス")  # nothing in effect
+    bad = {**word, "reading": "tesuto"}
+    assert "katakana" in await error_of(await client.post("/api/dictionary/try", json=bad), 400)
+    empty = {**word, "text": "  "}
+    assert await error_of(await client.post("/api/dictionary/try", json=empty), 400)
+
+
 async def test_no_user_word_outlives_its_test(site: tuple[WebFixture, TestClient]) -> None:
     fixture, client = site
     probe = "ソノスを再生。"

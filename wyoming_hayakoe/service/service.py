@@ -78,10 +78,12 @@ class TtsService:
             refresh_voices=self.refresh_voices,
         )
         """Downloads, uploads and removals of voices (the web page's)."""
-        self.readings = TextReadings(self.text_frontend, self._workers, settings.user_dictionary)
+        self.readings = TextReadings(
+            self.loaded_text_frontend, self._workers, settings.user_dictionary
+        )
         """How the engine reads a text (the page's reading, the VOICEVOX API's phrases)."""
         self.dictionary = DictionaryFile(
-            settings.user_dictionary, self._workers, self.text_frontend
+            settings.user_dictionary, self._workers, self.loaded_text_frontend
         )
         """The user dictionary file, as the adapters edit it."""
 
@@ -139,11 +141,15 @@ class TtsService:
         """What the voices loaded so far showed on this machine (their self-check, speed)."""
         return self._loader.loaded_voices()
 
-    async def text_frontend(self) -> TextFrontend:
-        """The engine's text front-end with the user dictionary's words in effect; an edited
+    async def loaded_text_frontend(self) -> TextFrontend | None:
+        """The engine's text front-end with the user dictionary's words in effect (an edited
         dictionary is compiled first, on the text thread as for a request, not on the synthesis
-        thread."""
-        engine = await self._engine.get()
+        thread); None while there is no engine (its shared BERT is still coming or cannot be
+        had): a reading needs OpenJTalk and the rules, not the BERT, and the engine reads the
+        dictionary file when it is made."""
+        engine = self._engine.ready
+        if engine is None:
+            return None
         await self._workers.read_text(engine.refresh_user_dictionary)
         return engine.frontend
 

@@ -165,13 +165,19 @@ def install_brand_lexicon() -> None:
 
 def install(rows: list[list[str]], csv_path: Path, dic_path: Path) -> None:
     """Compile ``rows`` (through ``csv_path``) into ``dic_path`` and put it in effect."""
+    compile_rows(rows, csv_path, dic_path)
+    try:
+        jtalk.use_user_dictionary(dic_path)
+    except (OSError, RuntimeError) as err:
+        raise HayakoeError(f"Cannot load the compiled user dictionary: {err}") from err
+    _LEXICON.installed = True
+
+
+def compile_rows(rows: list[list[str]], csv_path: Path, dic_path: Path) -> None:
+    """Compile ``rows`` (through ``csv_path``, removed after) into ``dic_path``."""
     with csv_path.open("w", encoding="utf-8", newline="") as file:
         csv.writer(file, lineterminator="\n").writerows(rows)
     try:
         jtalk.compile_user_dictionary(csv_path, dic_path)
-        jtalk.use_user_dictionary(dic_path)
-    except (OSError, RuntimeError) as err:
-        raise HayakoeError(f"Cannot load the compiled user dictionary: {err}") from err
     finally:
         csv_path.unlink(missing_ok=True)
-    _LEXICON.installed = True

@@ -36,22 +36,25 @@ from __future__ import annotations
 
 __all__ = [
     "HEADER", "Entry", "UserDictionary", "make_entry", "mecab_rows", "mecab_surface",
-    "parse_entries", "user_dictionary_path",
+    "parse_entries", "reading_with_entries", "user_dictionary_path",
 ]  # fmt: skip
 
 import contextlib
 import csv
 import logging
 import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HayakoeError
+from . import jtalk
 from .mecab_dictionary import (
     APPLY_LOCK,
     EMPTY_SURFACE,
     HEADER,
     Entry,
+    compile_rows,
     entry_of,
     install,
     install_brand_lexicon,
@@ -89,6 +92,19 @@ def parse_entries(text: str, source: str) -> list[Entry]:
             )  # fmt: skip
         entries[entry.surface] = entry
     return list(entries.values())
+
+
+@contextlib.contextmanager
+def reading_with_entries(entries: Sequence[Entry]) -> Iterator[None]:
+    """Analyses in this block, on this thread, read with ``entries`` (and the brand lexicon)
+    as the user dictionary: a word tried before it is saved. The process's dictionary, in
+    effect for every other analysis meanwhile, is untouched; the compile takes about 0.3 s."""
+    with tempfile.TemporaryDirectory(prefix="hayakoe-dict-try-") as folder:
+        rows = mecab_rows(tuple(entries), empty_surface=EMPTY_SURFACE)
+        dic_path = Path(folder) / "try.dic"
+        compile_rows(rows, Path(folder) / "try.csv", dic_path)
+        with jtalk.reading_with(dic_path):
+            yield
 
 
 def user_dictionary_path(data_dir: Path, name: str) -> Path:

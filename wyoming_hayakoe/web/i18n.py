@@ -208,6 +208,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "message it spoke before with the new reading, run the action tts.clear_cache "
         "(Developer tools, Actions).",
     },
+    "word_refused": {
+        "ja": "この単語は登録できません。読みはカタカナで、アクセント型は 0 から読みの"
+        "モーラ数までの数で入力してください。",
+        "en": "This word cannot be added: write the reading in katakana, and an accent type "
+        "from 0 to the number of morae of the reading.",
+    },
     "saved_clear": {
         "ja": "保存しました。Home Assistant は一度話したメッセージの音声を保存しています。"
         "前に話したメッセージも新しい読みで話すには、その音声キャッシュを消してください。",

@@ -1,6 +1,6 @@
 "use strict";
 // Dictionary page: the user dictionary (VOICEVOX's /user_dict API on user_dict.csv) as a table;
-// each change previewed before and after, reading and audio.
+// each change previewed before and after (the reading before saving, the audio once saved).
 let previewStyle = null;
 let canClearTtsCache = false;  // Home Assistant's API given: the page clears its TTS cache
 
@@ -42,30 +42,62 @@ function fields() {
   return { surface: $("surface").value, reading: $("word-reading").value, accent: parseInt($("accent").value, 10) };
 }
 
-// The reading and the audio of the example sentence as the server reads it now.
-async function render(panelId) {
-  const panel = $(panelId);
-  const text = $("example").value.trim() || $("surface").value.trim();
-  const reading = await sentenceReading(text);
+function exampleText() {
+  return $("example").value.trim() || $("surface").value.trim();
+}
+
+function draw(panel, reading) {
   const drawing = panel.querySelector(".drawing");
   drawing.replaceChildren(el("div", {}, el("div", { class: "kana" }, reading.kana), drawPhrases(reading.phrases)));
   drawing.dataset.kana = reading.kana;
   panel.hidden = false;
+}
+
+// The reading and the audio of the example sentence as the server reads it now.
+async function render(panelId) {
+  const panel = $(panelId);
+  const text = exampleText();
+  draw(panel, await sentenceReading(text));
+  const audio = panel.querySelector("audio");
+  audio.hidden = previewStyle === null;
   if (previewStyle !== null) {
     const quiet = { tempoDynamicsScale: 0, noiseScale: 0, noiseScaleW: 0 };
     const result = await streamSpeech({ text, speaker: previewStyle, fields: quiet }, { play: false });
-    const audio = panel.querySelector("audio");
     audio.dataset.samples = result.samples;
     audio.src = URL.createObjectURL(result.blob);
   }
 }
 
-async function preview() {
-  showMessage("message", "");
+// The reading the example sentence would have with the word, nothing saved yet (the audio
+// comes with Save).
+async function renderTried() {
+  const panel = $("after");
+  const phrases = await api("api/dictionary/try", { method: "POST", json: Object.assign(fields(), { text: exampleText() }) });
+  draw(panel, { phrases, kana: phrases.map((p) => p.moras.map((m) => m.text).join("")).join("") });
+  const audio = panel.querySelector("audio");
+  audio.hidden = true;
+  audio.removeAttribute("src");
+  delete audio.dataset.samples;
+}
+
+// The word as the server would load it; a refused one is a sentence in the page's language
+// with the server's reason folded away (then false).
+async function checked() {
   try {
     await api("api/dictionary/check", { method: "POST", json: fields() });
-    $("after").hidden = true;
+    return true;
+  } catch (err) {
+    showMessage("message", [WORDS.word_refused, el("details", {}, el("summary", {}, WORDS.details), err.message)], "error");
+    return false;
+  }
+}
+
+async function preview() {
+  showMessage("message", "");
+  if (!(await checked())) return;
+  try {
     await render("before");
+    await renderTried();
   } catch (err) {
     showMessage("message", err.message, "error");
   }
@@ -74,6 +106,7 @@ async function preview() {
 async function save(event) {
   event.preventDefault();
   showMessage("message", "");
+  if (!(await checked())) return;
   try {
     if ($("before").hidden) await render("before");
     const word = fields();

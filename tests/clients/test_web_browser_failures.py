@@ -123,7 +123,12 @@ async def test_a_failed_download_says_why_on_its_card(
         failure = card.locator(".card-error")
         await failure.wait_for()
         text = await failure.inner_text()
-        assert text.startswith(words("download_failed", language)) and UNREACHABLE in text
+        assert text.startswith(
+            words("download_failed", language) + words("download_next_step", language)
+        )
+        details = failure.locator("details")  # the server's reason, folded away
+        assert UNREACHABLE in (await details.text_content() or "")
+        assert await details.get_attribute("open") is None
         assert await card.locator("progress").is_hidden()  # no empty bar left behind
         assert await card.locator("button.download").is_enabled()  # try again
         assert await site.page.locator("#message").is_hidden()  # not at the top of the page

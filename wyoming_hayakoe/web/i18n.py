@@ -75,6 +75,12 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "unavailable": {"ja": "今は使えません", "en": "Cannot be served now"},
     "download_failed": {"ja": "ダウンロードできませんでした", "en": "Download failed"},
+    "download_next_step": {
+        "ja": "。ネットワークを確かめてもう一度試すか、音声をデータフォルダにコピーしてください"
+        "（手順: docs/voices.md の「インターネットなしで」）。",
+        "en": ": check the network and try again, or copy the voice into the data folder (the "
+        'steps: docs/voices.md, "Without internet").',
+    },
     "no_voice_installed": {
         "ja": "音声がまだインストールされていないので、再生できません。"
         "音声ページでダウンロードするか、データフォルダに音声をコピーしてください。",

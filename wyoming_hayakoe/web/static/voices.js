@@ -106,7 +106,9 @@ async function download(name, button, progress, failure, alreadyRunning) {
     await loadVoices();
   } catch (err) {
     progress.hidden = true;
-    failure.textContent = `${WORDS.download_failed}: ${err.message}`;
+    // a sentence with the next step; the server's reason folded away
+    failure.replaceChildren(WORDS.download_failed + WORDS.download_next_step,
+      el("details", {}, el("summary", {}, WORDS.details), err.message));
     failure.hidden = false;
     if (button) button.disabled = false;
   }

@@ -145,7 +145,7 @@ async def _run_until_stopped(
             if error is not None:
                 voice = service.settings.default_voice
                 shown = error if isinstance(error, (HayakoeError, OSError)) else repr(error)
-                if (what_to_do := service.nothing_to_serve()) is not None:
+                if (what_to_do := service.advice_when_nothing_serves()) is not None:
                     _LOGGER.error("Cannot load the default voice %s: %s; %s", voice, shown,
                                   what_to_do)  # fmt: skip
                     return 1

@@ -276,7 +276,7 @@ class HayakoeEventHandler(Connection):
 
         try:
             await self._service.synthesize(
-                stream.resolved, sentence, on_piece, stream.continuation, one_sentence=True
+                stream.resolved, sentence, on_piece, stream.continuation, whole=False
             )
         except TextError as err:
             # One sentence the engine cannot read must not silence the rest of an answer.

@@ -125,9 +125,9 @@ class TtsService:
         :meth:`VoiceLoader.resolve`."""
         return await self._loader.resolve(name, speaker)
 
-    def nothing_to_serve(self) -> str | None:
+    def advice_when_nothing_serves(self) -> str | None:
         """What to do when no voice can be served without help (None: something can)."""
-        return self._loader.nothing_to_serve()
+        return self._loader.advice_when_nothing_serves()
 
     async def what_is_installed(self) -> str:
         """What is on disk besides the default voice, and so what serves meanwhile."""
@@ -169,12 +169,12 @@ class TtsService:
         text: str | TextWithReading,
         on_piece: PieceCallback,
         continuation: Continuation | None = None,
-        one_sentence: bool = False,
+        whole: bool = True,
     ) -> int:
         """Synthesize ``text``, awaiting ``on_piece`` for each piece of audio as it is ready.
         A text with a reading is spoken the way its accent phrases say.
 
-        ``one_sentence``: ``text`` is a sentence the caller split off a stream already (it is
+        ``whole=False``: ``text`` is one sentence the caller split off a stream already (it is
         rewritten, not split again). Returns the number of pieces. The same request (voice,
         parameters, rewritten text) made while one is in progress joins it; if the caller
         is cancelled (the client went away), only its own stream stops, and the synthesis
@@ -186,7 +186,7 @@ class TtsService:
         # On the one text thread, in the order the requests came: a later request's text is
         # never ready first, so its audio cannot go ahead (on two loading threads it could).
         # An edited user dictionary is compiled there first; synthesis keeps going meanwhile.
-        prepared = await self._workers.read_text(_prepared, engine, text, not one_sentence)
+        prepared = await self._workers.read_text(_prepared, engine, text, whole)
         voice, params = resolved.voice, resolved.params
         return await self._syntheses.run(engine, voice, params, prepared, on_piece, continuation)
 

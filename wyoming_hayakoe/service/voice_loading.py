@@ -107,7 +107,7 @@ class VoiceLoader:
                 await self._engine.get(background=True)
                 voice = await self._load_default_voice()
             except Exception as err:
-                if not retried_in_background(err) or self.nothing_to_serve() is not None:
+                if not retried_in_background(err) or self.advice_when_nothing_serves() is not None:
                     raise
                 installed = await self._workers.load(self.what_is_installed)
                 steps = without_the_repository(err, self._store.download_dir)
@@ -162,7 +162,7 @@ class VoiceLoader:
         voice = await self._load_voice(choice.voice, background)
         return ResolvedVoice(voice, request_params(self._params, voice, speaker or choice.style))
 
-    def nothing_to_serve(self) -> str | None:
+    def advice_when_nothing_serves(self) -> str | None:
         """What to do when no voice can be served without help: downloads are off and none is
         installed, as of the last look (None: something can be served, or fetched)."""
         if not self._settings.local_files_only or self._names.listing.installed:

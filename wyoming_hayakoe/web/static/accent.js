@@ -56,10 +56,14 @@ function drawPhrases(phrases) {
   return el("div", { class: "phrases" }, spoken.map(drawPhrase));
 }
 
+// A reading from accent phrases as the VOICEVOX API gives them: the phrases and their kana.
+function phrasesReading(phrases) {
+  return { phrases, kana: phrases.map((p) => p.moras.map((m) => m.text).join("")).join("") };
+}
+
 // The kana and accent phrases of one sentence, from the VOICEVOX API.
 async function sentenceReading(text) {
-  const phrases = await api(`accent_phrases?${new URLSearchParams({ text })}`, { method: "POST" });
-  return { phrases, kana: phrases.map((p) => p.moras.map((m) => m.text).join("")).join("") };
+  return phrasesReading(await api(`accent_phrases?${new URLSearchParams({ text })}`, { method: "POST" }));
 }
 
 // A rule's name in the page's language: "単位: %", "ユーザー辞書 4行目".

@@ -52,6 +52,12 @@ async function fetchOk(path, init) {
   return response;
 }
 
+// Figures or a technical detail folded away behind the page's "Details", a paragraph each.
+function folded(...lines) {
+  return el("details", { class: "figures" }, el("summary", {}, WORDS.details),
+    ...lines.map((line) => el("p", {}, line)));
+}
+
 // A message box: a text, or nodes (a text with a link).
 function showMessage(target, text, kind) {
   const box = typeof target === "string" ? $(target) : target;

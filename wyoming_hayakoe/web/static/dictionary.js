@@ -73,7 +73,7 @@ async function render(panelId) {
 async function renderTried() {
   const panel = $("after");
   const phrases = await api("api/dictionary/try", { method: "POST", json: Object.assign(fields(), { text: exampleText() }) });
-  draw(panel, { phrases, kana: phrases.map((p) => p.moras.map((m) => m.text).join("")).join("") });
+  draw(panel, phrasesReading(phrases));
   const audio = panel.querySelector("audio");
   audio.hidden = true;
   audio.removeAttribute("src");
@@ -87,7 +87,7 @@ async function checked() {
     await api("api/dictionary/check", { method: "POST", json: fields() });
     return true;
   } catch (err) {
-    showMessage("message", [WORDS.word_refused, el("details", {}, el("summary", {}, WORDS.details), err.message)], "error");
+    showMessage("message", [WORDS.word_refused, folded(err.message)], "error");
     return false;
   }
 }
@@ -138,8 +138,7 @@ async function clearTtsCache() {
   let answer = {};
   try { answer = await response.json(); } catch (err) { answer = {}; }
   const sentence = WORDS["tts_cache_" + answer.reason] || WORDS.tts_cache_failed;
-  const detail = el("details", {}, el("summary", {}, WORDS.details), answer.error || response.statusText);
-  showMessage("message", [sentence, detail], "error");
+  showMessage("message", [sentence, folded(answer.error || response.statusText)], "error");
 }
 
 async function removeWord(id, surface) {

@@ -48,12 +48,6 @@ function timesSpeech(speed) {
   return speed ? fillWords(WORDS.speed_value, { value: speed.toFixed(1) }) : "–";
 }
 
-// A figure behind a detail, folded away.
-function folded(...lines) {
-  return el("details", { class: "figures" }, el("summary", {}, WORDS.details),
-    ...lines.map((line) => el("p", {}, line)));
-}
-
 // Which decoder serves the voice and why in one line; what was measured behind a detail.
 function decoderLine(decoder) {
   if (!decoder) return "–";
@@ -108,7 +102,7 @@ async function download(name, button, progress, failure, alreadyRunning) {
     progress.hidden = true;
     // a sentence with the next step; the server's reason folded away
     failure.replaceChildren(WORDS.download_failed + WORDS.download_next_step,
-      el("details", {}, el("summary", {}, WORDS.details), err.message));
+      folded(err.message));
     failure.hidden = false;
     if (button) button.disabled = false;
   }

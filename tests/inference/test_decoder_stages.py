@@ -17,8 +17,8 @@ from wyoming_hayakoe.engine.engine import Engine
 from wyoming_hayakoe.inference.decoder import Decoder, Stage
 from wyoming_hayakoe.inference.streaming import warm_up
 from wyoming_hayakoe.pacing.fixed import FixedWindows
-from wyoming_hayakoe.pacing.sentence import HELD_WINDOW_FRAMES
-from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, DecodeSpeed, busy_seconds
+from wyoming_hayakoe.pacing.margins import HELD_WINDOW_FRAMES, SPEED_MARGIN
+from wyoming_hayakoe.pacing.windows import DecodeSpeed, busy_seconds
 
 TINY = TINY_VOICE_DIR
 FULL = Path(

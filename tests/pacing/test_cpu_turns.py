@@ -10,14 +10,9 @@ import asyncio
 import pytest
 from decoder_model import FakeClock
 
+from wyoming_hayakoe.pacing.margins import FIRST_SOUND_WORK_S, RESCUE_AGE_S
 from wyoming_hayakoe.pacing.scheduler import PlaybackClock
-from wyoming_hayakoe.pacing.turns import (
-    FIRST_SOUND_WORK_S,
-    RESCUE_AGE_S,
-    CpuTurns,
-    Demand,
-    TurnOrder,
-)
+from wyoming_hayakoe.pacing.turns import CpuTurns, Demand, TurnOrder
 
 # ----- the order alone -----
 

@@ -12,9 +12,9 @@ from decoder_model import CUT, FRAME_S
 from machine_model import FRONT_END_S, Request, play, two_sentences
 from swinging_speed import CASES, runs, silent
 
+from wyoming_hayakoe.pacing.margins import WINDOW_OVERHEAD_S
 from wyoming_hayakoe.pacing.scheduler import NOBODY, Others
 from wyoming_hayakoe.pacing.turns import Demand, TurnOrder
-from wyoming_hayakoe.pacing.windows import WINDOW_OVERHEAD_S
 
 
 def test_one_request_alone_is_served_as_before() -> None:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import pytest
 from decoder_model import CUT, FRAME_S, REACH, audible
 
+from wyoming_hayakoe.pacing.margins import MAX_WINDOW_FRAMES, MIN_WINDOW_FRAMES, WINDOW_OVERHEAD_S
 from wyoming_hayakoe.pacing.plan import plan_windows
 from wyoming_hayakoe.pacing.scheduler import PlaybackClock
-from wyoming_hayakoe.pacing.windows import (
-    MAX_WINDOW_FRAMES,
-    MIN_WINDOW_FRAMES,
-    WINDOW_OVERHEAD_S,
-    DecodeSpeed,
-)
+from wyoming_hayakoe.pacing.windows import DecodeSpeed
 
 
 def play(

@@ -9,8 +9,9 @@ import pytest
 from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, stage_timed_decoder
 
 from wyoming_hayakoe.inference.streaming import decode_scheduled, warm_up
+from wyoming_hayakoe.pacing.margins import SPEED_MARGIN, STEADY_RANGE
 from wyoming_hayakoe.pacing.scheduler import Scheduler
-from wyoming_hayakoe.pacing.windows import SPEED_MARGIN, STEADY_RANGE, DecodeSpeed
+from wyoming_hayakoe.pacing.windows import DecodeSpeed
 
 SPEED = 1.9
 """The reference decoder of the full-size voice on a 2-core machine, as measured."""
@@ -22,7 +23,7 @@ def _request(clock: FakeClock, decoder: object, speed: DecodeSpeed, frames: int)
     latent = np.zeros((1, 1, frames), np.float32)
     for audio in decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler):  # type: ignore[arg-type]
         if audio is not None:
-            scheduler.sent(len(audio) / SAMPLE_RATE)
+            scheduler.mark_sent(len(audio) / SAMPLE_RATE)
     return scheduler
 
 

@@ -14,8 +14,9 @@ import pytest
 from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, TimedDecoder
 
 from wyoming_hayakoe.inference.streaming import decode_scheduled
+from wyoming_hayakoe.pacing.margins import MAX_WINDOW_FRAMES, SPEED_MARGIN
 from wyoming_hayakoe.pacing.scheduler import Pacing, PlaybackClock, Scheduler
-from wyoming_hayakoe.pacing.windows import MAX_WINDOW_FRAMES, SPEED_MARGIN, DecodeSpeed
+from wyoming_hayakoe.pacing.windows import DecodeSpeed
 
 
 def listen(
@@ -41,7 +42,7 @@ def listen(
             longest = max(longest, clock.now - playing.played_until)
         seconds = len(piece) / SAMPLE_RATE
         playing.sent(seconds, clock.now)
-        scheduler.sent(seconds)
+        scheduler.mark_sent(seconds)
     assert first is not None
     return scheduler, first, longest
 
@@ -110,7 +111,7 @@ def test_a_sentence_is_between_sentences_until_it_sounds_and_again_once_all_of_i
     states = []
     for piece in decode_scheduled(decoder, latent, latent, SAMPLE_RATE, scheduler):  # type: ignore[arg-type]
         if piece is not None:
-            scheduler.sent(len(piece) / SAMPLE_RATE)
+            scheduler.mark_sent(len(piece) / SAMPLE_RATE)
             states.append(pacing.between_sentences)
     assert len(states) >= 3
     assert states[-1] and not any(states[:-1])

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from wyoming_hayakoe.pacing.windows import WINDOW_OVERHEAD_S
+from wyoming_hayakoe.pacing.margins import WINDOW_OVERHEAD_S
 
 SAMPLE_RATE = 44100
 HOP = 512

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..inference.decoder import Decoder
 from ..inference.stages import open_decoder
-from ..pacing.windows import KEEP_UP, SPEED_MARGIN
+from ..pacing.margins import KEEP_UP, SPEED_MARGIN
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
 from .cache import compiled_folder, progress_folder, read_record, writable

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from ..inference.params import SynthesisParams
+from ..pacing.margins import LOOKAHEAD_SENTENCES
 from ..pacing.scheduler import Pacing, PlaybackClock, Scheduler
 from ..pacing.windows import DecodeSpeed
 from ..text.frontend import Phonemes
@@ -126,11 +127,6 @@ def _sentence_steps(
         profile.audio_samples += len(window) + pause
         yield AudioPiece(sentence.text, index, pause, window)
         pause = 0
-
-
-LOOKAHEAD_SENTENCES = 4
-"""Sentences after the current one that its plan reaches to: the next ones plan further when
-their turn comes, and a long text is not phonemized whole before its first sound."""
 
 
 def _later_phonemes(sentences: list[PreparedSentence], index: int) -> list[int]:

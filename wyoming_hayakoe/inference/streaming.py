@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..pacing.margins import HELD_WINDOW_FRAMES
 from ..pacing.scheduler import Scheduler
-from ..pacing.sentence import HELD_WINDOW_FRAMES, SentenceDecode
+from ..pacing.sentence import SentenceDecode
 from ..pacing.windows import DecodeSpeed, busy_seconds
 from .decoder import Decoder, decode_steps
 

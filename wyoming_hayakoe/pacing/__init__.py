@@ -41,6 +41,9 @@ ones, estimated from their phonemes; the listener starts once the text can play 
 what is made before is kept until then, so the wait comes once, before the first sound, and no
 pause between sentences grows by more than a fraction of a second.
 
+Every plan is tried on one simulation of decoding against a listener (simulation.py), and
+what fits before a deadline is one rule (:func:`~.windows.frames_within`).
+
 The two meet once per step: when the turn order grants a turn, it hands the request what it
 saw of the others (:class:`~.scheduler.Others`), and the window is sized from that; the
 engine never calls back. Each request's clock is written by its own steps and read by the
@@ -49,6 +52,6 @@ turn order only between steps (one step runs at a time).
 Decoding without a listener (the self-check, the gain calibration, the warm-up) takes the
 same decode loop with windows fixed in advance (fixed.py), so its audio compares bit for bit.
 
-The margins were chosen on the simulations (tests/support/machine_model.py, swinging_speed.py)
-and the benchmark; what was tried and measured is in BENCHMARKS.md ("Pacing").
+Every tuned value is in margins.py, each with its reason; what was measured to choose them,
+and what was tried and not kept, is in docs/pacing.md.
 """

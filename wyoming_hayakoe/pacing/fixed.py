@@ -13,13 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .windows import MAX_WINDOW_FRAMES
-
-FIRST_WINDOW_FRAMES = 24
-"""The first of the growing windows: about 0.28 s of audio at 44.1 kHz / hop 512."""
-WINDOW_GROWTH = 4
-MIN_WINDOWED_FRAMES = 96
-"""Shorter latents are decoded in one piece."""
+from .margins import FIRST_WINDOW_FRAMES, MAX_WINDOW_FRAMES, MIN_WINDOWED_FRAMES, WINDOW_GROWTH
 
 
 class WindowSchedule(Protocol):

@@ -1,29 +1,23 @@
 """A sentence's windows, and when a text's listener can start to hear it through.
 
 Faster than real time the windows follow the lead; slower, the sound is held back (pre-roll)
-until the rest can follow without a gap. One sentence at a time, that left every later
-sentence of a slow machine its own pre-roll: each pause between sentences grew by about what
-the sentence after it needed (a three-sentence text on a board at 0.45x real time: pauses of
-5-6 s). So the first sentence of a text is planned with the sentences after it, estimated
-from their phonemes (:class:`Upcoming`) and decoded one after another in the simulation
-(:func:`text_start`): its listener starts when the text can play through, each pause grown by
-at most PAUSE_STRETCH_S, and the wait is spent once, before the first sound, not between
-sentences. Each later sentence still plans its windows when its turn comes, on what was
-measured by then.
+until the rest can follow without a gap (:func:`plan_windows`). A slow machine's wait is
+heard best once, before the first sound: between sentences it would be heard as stalls. So
+the first sentence of a text is planned with the sentences after it, estimated from their
+phonemes (:class:`Upcoming`), and its listener starts when the text can play through, each
+pause grown by at most PAUSE_STRETCH_S (:func:`text_start`). Each later sentence still plans
+its windows when its turn comes, on what was measured by then. Both are found by trying
+candidates on the one simulation (simulation.py); docs/pacing.md has the figures.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 
-from .windows import MAX_WINDOW_FRAMES, MIN_WINDOW_FRAMES, WINDOW_OVERHEAD_S, fitting_window
-
-PAUSE_STRETCH_S = 0.2
-"""How much longer than restored a pause between two sentences may be heard, planned: a
-little later than the text needs is heard as a thoughtful pause, not as a stall (the ear
-takes 0.5 s more without noticing); less than that leaves room for a machine that
-runs slower than planned."""
+from .margins import MIN_WINDOW_FRAMES
+from .simulation import Decoding, Run, SimulatedSentence, simulate
 
 
 @dataclass(frozen=True)
@@ -51,13 +45,6 @@ class Plan:
     first window when the sound must wait (pre-roll) for the rest to arrive in time."""
 
 
-@dataclass
-class _Simulation:
-    windows: list[int] = field(default_factory=list)
-    first_sound: float = 0.0
-    gap: bool = False
-
-
 Audible = Callable[[int, int], float]
 """Frames of audio out once ``known`` of ``frames`` latent frames are decoded."""
 
@@ -76,16 +63,21 @@ def plan_windows(
     ``known`` latent frames are decoded (the decoder holds back its right reach);
     ``cut_frames`` is the work a cut adds, in frames decoded again; ``delay`` is other work
     that runs after the first window, before the next."""
-    speed = max(speed, 1e-3)
+    decoding = Decoding(frame_seconds, max(speed, 1e-3), cut_frames)
+    sentence = [SimulatedSentence(frames, audible)]
 
-    def simulate(hold: int) -> _Simulation:
-        return _simulate(hold, frames, frame_seconds, speed, lead, audible, cut_frames, delay)
+    def simulate_hold(hold: int) -> tuple[Run, bool]:
+        """The run, and whether it leaves a gap: a late first window after a lead is silence
+        after sound, unless the plan holds back on purpose (then a longer pause between
+        sentences); with no lead, a late start is the pre-roll."""
+        run = simulate(sentence, decoding, lead, hold, delay)
+        return run, run.gap or (run.late_start and lead > 0 and hold == 0)
 
     if lead > 0:
         # Sound is playing: each window as large as the lead allows, sent as it comes.
-        as_they_come = simulate(0)
-        if not as_they_come.gap:
-            return Plan(as_they_come.windows, as_they_come.first_sound, speed, lead)
+        as_they_come, gap = simulate_hold(0)
+        if not gap:
+            return Plan(as_they_come.windows, as_they_come.first_sound, decoding.speed, lead)
     smallest = next(
         (known for known in range(1, frames + 1) if audible(known) >= MIN_WINDOW_FRAMES), frames
     )
@@ -94,65 +86,17 @@ def plan_windows(
     # and the first working size. Holding back the whole sentence never gaps (one release, and
     # a late start after a lead is a longer pause), so the scan always ends with a plan.
     failed, hold = smallest - 1, smallest
-    while (trial := simulate(hold)).gap and hold < frames:
+    while (trial := simulate_hold(hold))[1] and hold < frames:
         failed, hold = hold, min(frames, hold + max(1, hold // 8))
-    best, high = trial, hold
+    best, high = trial[0], hold
     while high - failed > 1:
         middle = (failed + high) // 2
-        trial = simulate(middle)
-        if trial.gap:
+        run, gap = simulate_hold(middle)
+        if gap:
             failed = middle
         else:
-            best, high = trial, middle
-    return Plan(best.windows, best.first_sound, speed, lead, high)
-
-
-def _simulate(
-    hold: int,
-    frames: int,
-    frame_seconds: float,
-    speed: float,
-    lead: float,
-    audible: Callable[[int], float],
-    cut_frames: float,
-    delay: float,
-) -> _Simulation:
-    """Decode ``hold`` frames in windows of at most MAX_WINDOW_FRAMES and send their audio
-    at once, then each window as large as the lead allows, with ``delay`` seconds of other
-    work after the first window; note any gap after the first sound. A late start after a
-    lead is a longer pause between sentences, not a gap."""
-    result = _Simulation()
-    known, now, played_until = 0, 0.0, lead
-    held, sounding = 0.0, False
-    while known < frames:
-        if known < hold:
-            size = min(max(hold - known, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, frames - known)
-            if frames - known - size < MIN_WINDOW_FRAMES:
-                size = frames - known
-        else:
-            size = fitting_window(
-                max(0.0, played_until - now), speed, frame_seconds, cut_frames, frames - known
-            )
-        heard_before = audible(known)
-        now += (size + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
-        known += size
-        result.windows.append(size)
-        held += (audible(known) - heard_before) * frame_seconds
-        if known >= hold and held > 0:
-            late = now > played_until
-            if not sounding:
-                result.first_sound = now
-                # After a lead, a late first window is silence after sound, unless the plan
-                # holds back on purpose: then it is a longer pause between sentences.
-                result.gap = late and lead > 0 and hold == 0
-            else:
-                result.gap = result.gap or late
-            sounding = True
-            played_until = max(played_until, now) + held
-            held = 0.0
-        if len(result.windows) == 1:
-            now += delay
-    return result
+            best, high = run, middle
+    return Plan(best.windows, best.first_sound, decoding.speed, lead, high)
 
 
 def text_start(
@@ -169,35 +113,20 @@ def text_start(
     simulated with windows sized as the schedule sizes them (on ``sizing_speed``, the lead
     it leaves, none ending after the start while it waits), each taking its time at
     ``speed``."""
-    sizing = speed if sizing_speed is None else sizing_speed
+    decoding = Decoding(frame_seconds, speed, cut_frames, sizing_speed)
+    text = [
+        SimulatedSentence(
+            sentence.frames,
+            partial(_audible_in, audible_of, sentence.frames),
+            sentence.front_seconds,
+            sentence.pause_seconds,
+        )
+        for sentence in sentences
+    ]
 
     def heard_through(start: float) -> bool:
-        now, runs_out = 0.0, start  # when the listener would run out of what it has
-        for index, sentence in enumerate(sentences):
-            now += sentence.front_seconds
-            if index:
-                runs_out += sentence.pause_seconds + PAUSE_STRETCH_S
-            known, played = 0, 0.0
-            while known < sentence.frames:
-                left = sentence.frames - known
-                size = fitting_window(max(0.0, runs_out - now), sizing, frame_seconds,
-                                      cut_frames, left)  # fmt: skip
-                if now < start:  # waiting for the start: the step ends by then
-                    fits = int((start - now) * sizing / frame_seconds - cut_frames)
-                    size = min(size, max(fits, MIN_WINDOW_FRAMES), left)
-                before = audible_of(known, sentence.frames)
-                now += (size + cut_frames) * frame_seconds / speed + WINDOW_OVERHEAD_S
-                known += size
-                audio = (audible_of(known, sentence.frames) - before) * frame_seconds
-                if audio <= 0:
-                    continue
-                if now > runs_out:
-                    return False
-                if not played and index:  # the stretch not used is not kept
-                    runs_out = max(now, runs_out - PAUSE_STRETCH_S)
-                runs_out += audio
-                played += audio
-        return True
+        run = simulate(text, decoding, start, start=start)
+        return not (run.late_start or run.gap)
 
     if heard_through(0.0):
         return 0.0
@@ -208,3 +137,7 @@ def text_start(
         middle = (low + high) / 2
         low, high = (low, middle) if heard_through(middle) else (middle, high)
     return high
+
+
+def _audible_in(audible_of: Audible, frames: int, known: int) -> float:
+    return audible_of(known, frames)

@@ -10,20 +10,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from .margins import LEAST_PAUSE_S, RESERVE_MARGIN, TEXT_HOLD_S
 from .plan import Audible, Plan, Upcoming, plan_windows, text_start
-from .windows import ALONE, RESERVE_MARGIN, DecodeSpeed, Sharing
+from .windows import ALONE, DecodeSpeed, Sharing
 
 T = TypeVar("T")
-
-TEXT_HOLD_S = 0.25
-"""A text is held for its start only when that is this much later than its first sentence's
-own plan: on a machine that keeps up, the few windows the whole text would add are not worth
-the lead they take (measured on the swinging decoder of the simulations: held for less, one
-run in ten fell silent inside a sentence)."""
-
-LEAST_PAUSE_S = 0.08
-"""The pause planned before a later sentence: the least one a sentence gets (its restored
-pause is known only once it is predicted)."""
 
 
 @dataclass
@@ -82,6 +73,21 @@ class Pacing:
         return self.arrived if played is None else max(self.arrived, played)
 
 
+@dataclass
+class SentenceUnderway:
+    """The sentence a request is making."""
+
+    started: float
+    """When its front-end started."""
+    phonemes: int = 0
+    later: tuple[int, ...] = ()
+    """The phonemes of each sentence after it in the text, planned ahead with it."""
+    front_seconds: float | None = None
+    """Its front-end, BERT and text encoder, once its plan has measured them."""
+    made: bool = False
+    """Its last window is decoded."""
+
+
 class Scheduler:
     """One request's (or stream's) planning: the voice's speed and the client's playback."""
 
@@ -104,14 +110,8 @@ class Scheduler:
         self.release_at: float | None = None
         """When the listener starts to hear a text held back as a whole (None: as its
         first sentence's plan says)."""
-        self._sentence: tuple[float, int, tuple[int, ...]] = (now(), 0, ())
-        """When the sentence being made started, its phonemes, and those of the sentences
-        after it in the text (see begin_sentence)."""
-        self._sentence_made = False
-        """The current sentence's last window is decoded."""
+        self.sentence = SentenceUnderway(now())
         self._kept: list[tuple[Any, float]] = []
-        self._front: float | None = None
-        """The current sentence's front-end, once its plan has measured it."""
         self.decoded: list[list[int]] = []
         """The windows each sentence was decoded in (sized as the audio came out)."""
 
@@ -119,13 +119,9 @@ class Scheduler:
         """What else uses the machine as this request's windows are planned: as if alone when
         the machine cannot keep every listener playing (its speed divided among them below
         real time): its sentences then sound only once whole (see plan), each decoded as fast
-        as the machine goes (BENCHMARKS.md, "Pacing")."""
+        as the machine goes, and the shortage is heard as longer pauses (docs/pacing.md)."""
         sharing = self.shared()
-        if self.overloaded(sharing):
-            self.speed.overloaded(sharing.requests)
-            return ALONE
-        self.speed.overloaded(0)
-        return sharing
+        return ALONE if self.overloaded(sharing) else sharing
 
     def overloaded(self, sharing: Sharing | None = None) -> bool:
         """Whether the syntheses sharing the machine need more than it decodes: then no plan
@@ -142,22 +138,18 @@ class Scheduler:
         each sentence after it in the text, planned ahead with it (plan.py). A text held for
         its start is released now if this front-end, which cannot be cut short, would end
         after it (as long per phoneme as the sentence before's)."""
-        _started, before, _later = self._sentence
-        now = self.now()
-        front = self._front
-        if self.until_release() > 0 and before and front is not None:
-            ends = now + front * phonemes / before
+        before, now = self.sentence, self.now()
+        if self.until_release() > 0 and before.phonemes and before.front_seconds is not None:
+            ends = now + before.front_seconds * phonemes / before.phonemes
             if ends > (self.release_at or now):
                 self.release_at = now
-        self._sentence = (now, phonemes, tuple(later))
-        self._front = None
-        self._sentence_made = False
+        self.sentence = SentenceUnderway(now, phonemes, tuple(later))
         self.pacing.between_sentences = True
 
-    def sentence_made(self) -> None:
+    def mark_sentence_made(self) -> None:
         """The current sentence's last window is decoded: once its audio is out, the next
         step begins the next sentence."""
-        self._sentence_made = True
+        self.sentence.made = True
 
     def until_release(self) -> float:
         """Seconds until a text held for its start is released (0: not held). Held only while
@@ -169,15 +161,14 @@ class Scheduler:
 
     def upcoming(self, frames: int) -> list[Upcoming]:
         """The sentences after the current one (of ``frames`` latent frames), estimated from
-        it: as many frames and as long a front-end per phoneme."""
-        started, phonemes, later = self._sentence
-        if not phonemes:
+        it: as many frames and as long a front-end per phoneme (once measured)."""
+        sentence = self.sentence
+        if not sentence.phonemes or sentence.front_seconds is None:
             return []
-        front = max(0.0, self.now() - started)
-        self._front = front
+        per_phoneme = sentence.front_seconds / sentence.phonemes
         return [
-            Upcoming(front * n / phonemes, round(frames * n / phonemes), LEAST_PAUSE_S)
-            for n in later
+            Upcoming(per_phoneme * n, round(frames * n / sentence.phonemes), LEAST_PAUSE_S)
+            for n in sentence.later
         ]
 
     def plan(
@@ -193,15 +184,19 @@ class Scheduler:
         now = self.now()
         if self.first_latent is None:
             self.first_latent = now - self.started
+        self.sentence.front_seconds = max(0.0, now - self.sentence.started)
         lead = self.lead()
-        sharing = self.planned_sharing()
+        shared = self.shared()
+        overloaded = self.overloaded(shared)
+        self.speed.note_overload(shared.requests if overloaded else 0)
+        sharing = ALONE if overloaded else shared
         # Alone, nothing playing yet: what is held back now is the one wait the listener
         # hears, planned on the margin this machine's steadiness calls for.
         alone = not self.pacing.others.steps
         speed = self.speed.assumed(steady=lead <= 0 and alone) / sharing.requests
         delay = sharing.reserve * RESERVE_MARGIN
         plan = plan_windows(frames, frame_seconds, speed, lead, audible, cut_frames, delay)
-        if self.overloaded():
+        if overloaded:
             # The shortage is spent before the sentence, where it is heard as a pause; the
             # turn order lets the sentences already sounding finish first (turns.py).
             plan = replace(plan, hold=frames)
@@ -232,13 +227,13 @@ class Scheduler:
         """Everything still kept, sent now: the text is made, none of it can come late."""
         kept, self._kept = self._kept, []
         for _piece, seconds in kept:
-            self.sent(seconds)
+            self.mark_sent(seconds)
         return [piece for piece, _seconds in kept]
 
-    def sent(self, audio_seconds: float) -> None:
+    def mark_sent(self, audio_seconds: float) -> None:
         """Audio sent now (through :meth:`flush`, or by a caller that never holds a text)."""
         self.playback.sent(audio_seconds, self.now())
-        self.pacing.between_sentences = self._sentence_made
+        self.pacing.between_sentences = self.sentence.made
 
     def lead(self) -> float:
         """Seconds of audio the client has before it runs out: for a text held for its start,

@@ -15,24 +15,17 @@ from typing import Protocol
 
 import numpy as np
 
-from .plan import plan_windows
-from .scheduler import Scheduler
-from .windows import (
+from .margins import (
+    HELD_WINDOW_FRAMES,
     MAX_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     RESERVE_MARGIN,
+    SEEN_SPEED_CAP,
     SPEED_MARGIN,
-    busy_seconds,
-    fitting_window,
 )
-
-HELD_WINDOW_FRAMES = 48
-"""Windows decoded while the sound is held back, or once it has run dry: about 0.56 s of audio
-each, so a late machine makes one short pause rather than a stutter."""
-SEEN_SPEED_CAP = 1.5
-"""A held-back sentence's own windows are believed up to this many times the learned speed: a
-few windows on a swinging machine; trusted fully, the sound went out too early and stopped
-(BENCHMARKS.md, "Pacing")."""
+from .plan import plan_windows
+from .scheduler import Scheduler
+from .windows import busy_seconds, fitting_window, frames_within
 
 
 class DecoderTiming(Protocol):
@@ -96,8 +89,7 @@ class SentenceDecode:
         until = scheduler.until_release()
         if until > 0:
             # Held for the text's start: the step that ends by then sends it on time.
-            speed = scheduler.speed.assumed()
-            fits = math.floor(until * speed / self.frame_seconds - self.cut)
+            fits = frames_within(until, scheduler.speed.assumed(), self.frame_seconds, self.cut)
             size = min(size, max(fits, MIN_WINDOW_FRAMES))
         return size
 
@@ -137,7 +129,7 @@ class SentenceDecode:
         if audio is not None:
             self.held.append(audio)
         if self.done:
-            self.scheduler.sentence_made()
+            self.scheduler.mark_sentence_made()
         if not self.held or (self.holding and not self._rest_follows_in_time()):
             return None
         self.holding = False

@@ -14,18 +14,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from .margins import FIRST_SOUND_WEIGHT, FIRST_SOUND_WORK_S, RESCUE_AGE_S
 from .scheduler import Others, Pacing, PlaybackClock
-
-FIRST_SOUND_WORK_S = 0.2
-"""A request's work before its first audio, until requests have measured it: a short
-sentence's front-end and first window on the full-size voice, 2 cores (BENCHMARKS.md)."""
-FIRST_SOUND_WEIGHT = 0.3
-"""Weight of the latest request in the running estimate of the work before a first sound."""
-RESCUE_AGE_S = 0.5
-"""How long the first steps of requests arriving together, and playing requests that would
-otherwise pause longer between two sentences, go before the earliest new request: less left
-them silent longer, more delayed first sounds (BENCHMARKS.md, "Pacing"). Requests inside a
-sentence that would run dry go first however long it has waited (see TurnOrder.choose)."""
 
 
 @dataclass(eq=False)

@@ -15,43 +15,21 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
+from .margins import (
+    KEEP_UP,
+    LEAD_USE,
+    MAX_WINDOW_FRAMES,
+    MIN_WINDOW_FRAMES,
+    PREROLL_WINDOWS,
+    RESERVE_MARGIN,
+    SPEED_MARGIN,
+    SPREAD_WINDOWS,
+    STEADY_RANGE,
+    STEADY_Z,
+    WINDOW_OVERHEAD_S,
+)
+
 _LOGGER = logging.getLogger(__name__)
-
-MIN_WINDOW_FRAMES = 8
-"""Smaller windows cost more in per-run overhead than they save."""
-LEAD_USE = 0.75
-"""Plan each window to take at most three quarters of the audio still to play: a machine
-that slows down by a quarter while the window decodes is still not heard, and while the speed
-holds, the lead grows."""
-WINDOW_OVERHEAD_S = 0.01
-"""Fixed cost of one window (stage runs, copies), on top of its frames."""
-KEEP_UP = 1.1
-"""A window decodes at least this much faster than it plays, or the lead shrinks."""
-MAX_WINDOW_FRAMES = 128
-"""Larger windows decode slower, not faster: their buffers outgrow the caches and the
-allocator hands them out fresh, page by page (BENCHMARKS.md, "Why windows are capped")."""
-
-
-SPEED_MARGIN = 0.85
-"""Plan on this share of the speed measured (its low percentile) until enough windows tell how
-much this machine's speed swings (see DecodeSpeed.margin)."""
-SPREAD_WINDOWS = 8
-"""Windows seen before the margin is read from their spread."""
-STEADY_Z = 2.0
-PREROLL_WINDOWS = 8
-"""The sound held back at a text's start (alone on the machine) waits for the rest of the
-sentence, decoded in about this many windows: their total swings by 1/sqrt(8) of what one
-window's speed does. So it plans on the median window, less STEADY_Z times that swing (the
-spread read from how far the 10th percentile lies under the median). On a slow board whose
-windows kept within 3 % of each other, that is 2-3 %, where a fixed 15 % under the 20th
-percentile started an 11 s sentence 2.5 s later than the machine needed. Windows
-sized while sound plays keep SPEED_MARGIN (the margins were chosen on a swinging machine:
-BENCHMARKS.md, "Pacing")."""
-STEADY_RANGE = (0.6, 0.97)
-"""The share of the median a held-back start keeps, however steady or not its windows."""
-RESERVE_MARGIN = 1 / LEAD_USE
-"""A sentence's first audio lasts this many times the other requests' work due after its first
-window: the margin every window keeps on the lead (BENCHMARKS.md, "Pacing")."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +63,7 @@ class DecodeSpeed:
         self._lock = threading.Lock()
         self._overloaded = False
 
-    def overloaded(self, requests: int) -> None:
+    def note_overload(self, requests: int) -> None:
         """``requests`` syntheses share the machine, more than this speed serves at real time
         (0: it keeps up): said once in the log, with the figures, until it keeps up again."""
         if requests and not self._overloaded:
@@ -153,13 +131,18 @@ def fitting_window(
     perhaps a short pause, beats a stutter of tiny ones), nor so small that the audio runs
     out while the other requests' reserved work runs; within MIN..MAX_WINDOW_FRAMES and what
     is ``left`` (no tiny last window)."""
-    budget = lead * LEAD_USE - WINDOW_OVERHEAD_S
-    fits = math.floor(budget * speed / frame_seconds - cut_frames)
+    fits = frames_within(lead * LEAD_USE - WINDOW_OVERHEAD_S, speed, frame_seconds, cut_frames)
     own = speed if measured is None else measured
     keeps_up = _keeps_up(own / sharing.requests, frame_seconds, cut_frames)
     lasts = _lasts_through(sharing.reserve, lead, speed, frame_seconds, cut_frames)
     size = min(max(fits, keeps_up, lasts, MIN_WINDOW_FRAMES), MAX_WINDOW_FRAMES, left)
     return left if left - size < MIN_WINDOW_FRAMES else size
+
+
+def frames_within(seconds: float, speed: float, frame_seconds: float, cut_frames: float) -> int:
+    """The latent frames one window decodes in ``seconds`` at ``speed``, its cut included: the
+    one rule for what fits before a deadline (negative when not even the cut fits)."""
+    return math.floor(seconds * speed / frame_seconds - cut_frames)
 
 
 def _lasts_through(

@@ -303,7 +303,7 @@ async def test_a_slow_download_shows_as_a_progress_bar_with_its_step(
                 site = await open_site(browser, fx, url, "en")
                 await site.open("try")  # every page shows it, not only the Voices page
                 assert await site.page.locator("#work").is_hidden()
-                fx.backend.start_download("tiny-dl")
+                fx.backend.service.voice_management.start_download("tiny-dl")
                 item = site.page.locator("#work .item")
                 await item.locator(".amounts", has_text="%").wait_for(timeout=30_000)
                 text = await item.inner_text()

@@ -139,7 +139,7 @@ async def test_a_page_of_another_origin_changes_nothing(
                     read = await page.evaluate(ATTACKS, {"target": url, "zip": zipped})
                 assert read.startswith("blocked"), read  # no CORS header for this origin
                 assert state(fx) == before
-                assert fx.backend.download_status("tiny-dl") is None
+                assert fx.backend.service.voice_management.download_status("tiny-dl") is None
                 refused = [r.getMessage() for r in caplog.records if "Refused" in r.getMessage()]
                 for path in ("/user_dict_word", "/api/voices/upload", "/api/voices/tiny-dl/"):
                     assert any(path in m and f"Origin {origin}" in m for m in refused), refused

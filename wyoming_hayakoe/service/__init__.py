@@ -6,38 +6,35 @@ adapters' one door: what they take from the layers below (the words of a request
 answer: accent phrases, readings, audio pieces, voice entries) they take from here.
 """
 
-from ..engine import Continuation, DecoderChoice, PcmPiece, SynthesisParams
+from ..engine import Continuation, PcmPiece, SynthesisParams
 from ..engine.finishing import Finisher, Finishing
 from ..text.accent import MARKS, AccentPhrase, Mora, PhraseReading, spoken_phrase
+from ..text.aquestalk import AquesTalkError, parse_aquestalk
 from ..text.explain import TextReading
-from ..text.kana import LONG_VOWEL_MARK, LONGEST_MORA, MORA_PHONEMES
 from ..text.normalize import fold_punctuation
 from ..text.sentences import SentenceStream
 from ..text.user_dict import Entry
 from ..text.with_reading import TextWithReading
 from ..voices.catalog import is_valid_voice_name
 from ..voices.listing import HAYAKOE_CREDIT, VoiceEntry
-from ..voices.sources import VoiceSource
 from . import dictionary
 from .availability import BERT
 from .dictionary import DictionaryEditError, validate
 from .service import TtsService
 from .settings import ServiceSettings
 from .voice_downloads import DownloadJob
-from .voice_loading import ResolvedVoice, VoiceStatus
+from .voice_list import voice_list
+from .voice_loading import ResolvedVoice
 from .voice_names import styled_voice_name
 from .voice_uploads import UploadError, UploadLimits, check_file_name
 
 __all__ = [
     "BERT",
     "HAYAKOE_CREDIT",
-    "LONGEST_MORA",
-    "LONG_VOWEL_MARK",
     "MARKS",
-    "MORA_PHONEMES",
     "AccentPhrase",
+    "AquesTalkError",
     "Continuation",
-    "DecoderChoice",
     "DictionaryEditError",
     "DownloadJob",
     "Entry",
@@ -56,13 +53,13 @@ __all__ = [
     "UploadError",
     "UploadLimits",
     "VoiceEntry",
-    "VoiceSource",
-    "VoiceStatus",
     "check_file_name",
     "dictionary",
     "fold_punctuation",
     "is_valid_voice_name",
+    "parse_aquestalk",
     "spoken_phrase",
     "styled_voice_name",
     "validate",
+    "voice_list",
 ]

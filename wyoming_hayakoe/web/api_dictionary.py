@@ -10,7 +10,7 @@ from aiohttp import web
 
 from ..service import dictionary as dictionary_file
 from .api_reading import BadRequest, json_body, text_field
-from .api_voices import BACKEND
+from .keys import BACKEND
 from .voicevox.query import phrase_json
 
 routes = web.RouteTableDef()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .api_voices import BACKEND
+from .keys import BACKEND
 
 routes = web.RouteTableDef()
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .api_voices import BACKEND
+from .keys import BACKEND
 
 routes = web.RouteTableDef()
 

@@ -7,16 +7,10 @@ from pathlib import Path
 
 from aiohttp import BodyPartReader, web
 
-from ..service import (
-    UploadError,
-    UploadLimits,
-    check_file_name,
-    is_valid_voice_name,
-)
-from .backend import WebBackend
+from ..service import UploadError, UploadLimits, check_file_name, is_valid_voice_name
+from .keys import BACKEND, UPLOAD_LIMITS
+from .voicevox.styles import speaker_uuid
 
-BACKEND = web.AppKey("backend", WebBackend)
-UPLOAD_LIMITS = web.AppKey("upload_limits", UploadLimits)
 _WRITE_BLOCK = 1 << 20
 _MAX_NAME_FIELD = 256
 
@@ -34,20 +28,27 @@ def _voice_name(request: web.Request) -> str:
 
 @routes.get("/api/voices")
 async def list_voices(request: web.Request) -> web.Response:
-    return web.json_response({"voices": await request.app[BACKEND].voices()})
+    backend = request.app[BACKEND]
+    voices = await backend.voices()
+    # Each installed voice with the VOICEVOX API's speaker: the Try page speaks through it.
+    listing = backend.service.voice_listing
+    uuids = {entry.name: speaker_uuid(entry) for entry in listing.entries if entry.installed}
+    for voice in voices:
+        voice["speaker_uuid"] = uuids.get(voice["name"])
+    return web.json_response({"voices": voices})
 
 
 @routes.post("/api/voices/{name}/download")
 async def start_download(request: web.Request) -> web.Response:
-    backend = request.app[BACKEND]
     name = _voice_name(request)
-    backend.start_download(name)
-    return web.json_response(backend.download_status(name), status=202)
+    voices = request.app[BACKEND].service.voice_management
+    voices.start_download(name)
+    return web.json_response(voices.download_status(name), status=202)
 
 
 @routes.get("/api/voices/{name}/download")
 async def download_status(request: web.Request) -> web.Response:
-    status = request.app[BACKEND].download_status(_voice_name(request))
+    status = request.app[BACKEND].service.voice_management.download_status(_voice_name(request))
     if status is None:
         raise web.HTTPNotFound(
             text='{"error": "no download of this voice"}', content_type="application/json"
@@ -58,7 +59,7 @@ async def download_status(request: web.Request) -> web.Response:
 @routes.delete("/api/voices/{name}")
 async def delete_voice(request: web.Request) -> web.Response:
     name = _voice_name(request)
-    await request.app[BACKEND].delete_voice(name)
+    await request.app[BACKEND].service.voice_management.delete(name)
     return web.json_response({"deleted": name})
 
 

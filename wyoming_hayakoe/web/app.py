@@ -29,8 +29,8 @@ from .access import (
     guard,
 )
 from .api_homeassistant import HOMEASSISTANT, HomeAssistantApi
-from .api_voices import BACKEND, UPLOAD_LIMITS
 from .backend import WebBackend
+from .keys import BACKEND, UPLOAD_LIMITS
 from .pages import PAGES, page_handler
 
 _LOGGER = logging.getLogger(__name__)

@@ -13,15 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import TextError, UnknownVoiceError
-from ..service import DownloadJob, ResolvedVoice, TtsService
+from ..service import ResolvedVoice, TtsService, voice_list
 from .rewrites import reading_json
-from .voice_list import voice_list
 
 
 class WebBackend:
     def __init__(self, service: TtsService) -> None:
         self.service = service
-        self.voice_management = service.voice_management
 
     async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(*args)`` on one of the service's file threads."""
@@ -30,19 +28,10 @@ class WebBackend:
     # ----- voices -----
 
     async def voices(self) -> list[dict[str, Any]]:
+        """The Voices page's list (the service's)."""
         await self.service.refresh_voices()  # a voice copied in since shows, here and in HA
-        running = self.voice_management.downloading()
-        deletable = self.voice_management.deletable
-        return list(await self.in_thread(voice_list, self.service, running, deletable))
-
-    async def delete_voice(self, name: str) -> None:
-        await self.voice_management.delete(name)
-
-    def start_download(self, name: str) -> DownloadJob:
-        return self.voice_management.start_download(name)
-
-    def download_status(self, name: str) -> dict[str, Any] | None:
-        return self.voice_management.download_status(name)
+        running = self.service.voice_management.downloading()
+        return list(await self.in_thread(voice_list, self.service, running))
 
     # ----- synthesis -----
 

@@ -17,8 +17,8 @@ from importlib import resources
 from aiohttp import web
 
 from ..knobs import KNOBS
-from .api_voices import BACKEND
 from .i18n import choose_language, strings
+from .keys import BACKEND
 
 PAGES = {"voices": "", "try": "try", "reading": "reading", "dictionary": "dictionary"}
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")

@@ -13,7 +13,7 @@ from pathlib import Path
 from aiohttp import web
 
 from ...service import dictionary as dictionary_file
-from ..api_voices import BACKEND
+from ..keys import BACKEND
 from .errors import VoicevoxError, json_body, json_response, query_bool, voicevox_errors
 from .words import word_from_query, word_json, word_uuid, words_from_import
 

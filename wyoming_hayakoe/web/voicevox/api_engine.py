@@ -15,7 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from ... import __version__
-from ..api_voices import BACKEND
+from ..keys import BACKEND
 from .errors import json_response, query_int, query_text, voicevox_errors
 from .styles import find_style, style_table
 

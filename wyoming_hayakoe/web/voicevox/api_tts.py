@@ -23,15 +23,16 @@ from aiohttp import web
 
 from ...service import (
     AccentPhrase,
+    AquesTalkError,
     Finisher,
     PcmPiece,
     ResolvedVoice,
     SynthesisParams,
+    parse_aquestalk,
     spoken_phrase,
 )
-from ..api_voices import BACKEND
 from ..backend import WebBackend
-from .aquestalk import AquesTalkError, parse_aquestalk
+from ..keys import BACKEND
 from .errors import (
     VoicevoxError,
     json_body,

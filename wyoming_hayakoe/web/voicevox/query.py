@@ -30,14 +30,15 @@ from ...knobs import INTONATION, NOISE, NOISE_W, SPEED, TEMPO_DYNAMICS, Knob
 from ...service import (
     MARKS,
     AccentPhrase,
+    AquesTalkError,
     Finishing,
     Mora,
     PhraseReading,
     SynthesisParams,
     TextWithReading,
     fold_punctuation,
+    parse_aquestalk,
 )
-from .aquestalk import AquesTalkError, parse_aquestalk
 from .errors import bad_field, number
 
 _VOWELS = frozenset("aiueoN")

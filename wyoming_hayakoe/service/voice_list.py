@@ -1,33 +1,29 @@
 """The voice list the Voices page shows: the service's voices (the catalog's and the installed
 ones, as Home Assistant is offered them) with their details (styles, size, license, the
-self-check of a loaded voice, why one cannot be served now). Blocking: it reads the disk."""
+self-check of a loaded voice, why one cannot be served now, whether the page may delete it).
+Blocking: it reads the disk."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from ..engine import DecoderChoice
 from ..errors import HayakoeError
-from ..service import BERT, DecoderChoice, TtsService, VoiceSource
+from ..voices.sources import VoiceSource
+from .availability import BERT
+from .service import TtsService
 
 
-def voice_list(
-    service: TtsService, downloading: set[str], deletable: Callable[[str, Path], bool]
-) -> list[dict[str, Any]]:
+def voice_list(service: TtsService, downloading: set[str]) -> list[dict[str, Any]]:
     """The page's voices, installed first, as of the service's last look at the data dirs.
-    ``downloading``: names with a download running; ``deletable(name, folder)``: whether the
-    page may delete an installed HayaKoe folder."""
-    # Imported here: the voicevox package's routes import the page's, which import this.
-    from .voicevox.styles import speaker_uuid
-
+    ``downloading``: names with a download running."""
     listing, settings, catalog = service.voice_listing, service.settings, service.store.catalog
     installed = listing.installed  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
     loaded = service.loaded_voices()
     availability = service.availability()
     bert = availability.get(BERT)
-    uuids = {entry.name: speaker_uuid(entry) for entry in listing.entries if entry.installed}
+    deletable = service.voice_management.deletable
     voices = []
     for name in listing.names:
         known = catalog.get(name)
@@ -47,7 +43,6 @@ def voice_list(
             "sample_rate": None,
             "size_bytes": None,
             "deletable": False,
-            "speaker_uuid": uuids.get(name),  # the VOICEVOX API's (the Try page's) speaker
         }
         if source is not None:
             item.update(installed_details(source))

@@ -6,13 +6,16 @@ once per phrase; ``_`` before a kana devoices it; ``？`` (full-width) at the en
 makes it a question. The errors are VOICEVOX's (their names and Japanese messages): a client
 shows them as they are. Here a pause is the ``,`` mark and a question the ``?`` mark the
 synthesizer knows; devoicing is left to the voice (Style-Bert-VITS2 has no devoiced vowels).
+Like VOICEVOX ENGINE's kana parser it belongs to the text pipeline: the VOICEVOX-compatible
+API hands the notation over and gets accent phrases back.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...service import LONG_VOWEL_MARK, LONGEST_MORA, MORA_PHONEMES, PhraseReading
+from .accent import PhraseReading
+from .kana import LONG_VOWEL_MARK, LONGEST_MORA, MORA_PHONEMES
 
 _ACCENT = "'"
 _DEVOICE = "_"

@@ -24,9 +24,12 @@ def pcm_pieces(
     continuation: Continuation | None = None,
 ) -> Iterator[PcmPiece]:
     """The PCM of ``text`` as the service sends it (from and into the audio cache)."""
-    steps = engine.synthesis_steps(
-        voice, engine.prepare(text), params or SynthesisParams(), continuation
-    )
+    prepared, params = engine.prepare(text), params or SynthesisParams()
+    key = engine.audio_key(voice, prepared, params, continuation)
+    cached = engine.kept_audio(key)
+    if cached is not None:
+        return iter(cached)
+    steps = engine.synthesis_steps(voice, prepared, params, continuation, keep_as=key)
     return (piece for piece in steps if piece is not None)
 
 

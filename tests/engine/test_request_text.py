@@ -68,12 +68,12 @@ def test_the_key_of_a_request_names_the_dictionary_state(dictionary_engine: Engi
     engine = dictionary_engine
     assert engine.frontend_state.user_dictionary is not None
     voice = engine.load_voice(VOICE_DIR)
-    before = engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
+    before = engine.audio_key(voice, engine.prepare(TEXT), QUIET)
     _write(engine.frontend_state.user_dictionary.path, "ソノス,ソノスソノス,1")
     assert engine.refresh_user_dictionary()
-    after = engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
+    after = engine.audio_key(voice, engine.prepare(TEXT), QUIET)
     assert before is not None and after is not None and before != after
-    assert after == engine.kept_audio(voice, engine.prepare(TEXT), QUIET)[0]
+    assert after == engine.audio_key(voice, engine.prepare(TEXT), QUIET)
 
 
 def test_refreshes_do_not_interleave(

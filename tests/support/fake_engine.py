@@ -1,7 +1,7 @@
 """A stand-in for the engine, for fast in-process tests of the service, handler and connection.
 
 It has the engine's interface (``load_voice``, ``gain``, ``refresh_user_dictionary``,
-``prepare``, ``kept_audio``, ``synthesis_steps``) and records what it
+``prepare``, ``audio_key``, ``kept_audio``, ``synthesis_steps``) and records what it
 was asked, but synthesizes nothing: each sentence becomes a fixed number of samples derived
 from its text, so tests can check exactly what was sent.
 The voices are read from real voice folders (their config.json), as the engine reads them.
@@ -129,16 +129,19 @@ class FakeEngine:
         sentences = [s.text for s in split_for_synthesis(text)] if whole else [text]
         return FakePrepared(text, sentences, whole)
 
-    def kept_audio(
+    def audio_key(
         self,
         voice: FakeVoice,
         prepared: FakePrepared,
         params: SynthesisParams,
         continuation: Continuation | None = None,
-    ) -> tuple[Hashable | None, list[PcmPiece] | None]:
+    ) -> Hashable | None:
         if continuation is not None:
-            return None, None
-        return (voice.name, params, prepared.rewritten, prepared.whole), None
+            return None
+        return (voice.name, params, prepared.rewritten, prepared.whole)
+
+    def kept_audio(self, key: Hashable | None) -> list[PcmPiece] | None:
+        return None  # no audio cache: every request synthesizes or joins a flight
 
     def synthesis_steps(
         self,
@@ -147,6 +150,7 @@ class FakeEngine:
         params: SynthesisParams,
         continuation: Continuation | None = None,
         pacing: Pacing | None = None,
+        keep_as: Hashable | None = None,
     ) -> Iterator[PcmPiece | None]:
         self.requests.append((voice.name, prepared.rewritten, params))
         self._note(f"synthesize {prepared.rewritten} start")

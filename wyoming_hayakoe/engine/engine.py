@@ -195,19 +195,18 @@ class Engine:
         """The text of a request, rewritten and split once (see FrontendState.prepare)."""
         return self.frontend_state.prepare(text, whole)
 
-    def kept_audio(
+    def audio_key(
         self,
         voice: Voice,
         prepared: PreparedText,
         params: SynthesisParams,
         continuation: Continuation | None = None,
-    ) -> tuple[Hashable | None, list[PcmPiece] | None]:
-        """The key of a request's audio (the same key, the same audio: identical requests
-        share one synthesis by it), and that audio if an earlier request's is still kept.
-        The key is None for a continuation or a text too long to keep: neither kept nor
-        shared."""
+    ) -> Hashable | None:
+        """The key of a request's audio: the same key, the same audio (identical requests
+        share one synthesis by it, and its finished audio is kept under it). None for a
+        continuation or a text too long to keep: neither kept nor shared."""
         if continuation is not None or len(prepared.rewritten) > _CACHEABLE_TEXT_CHARS:
-            return None, None
+            return None
         # The rewritten text and the reading given decide the sentences and, with the user
         # dictionary's state, the sounds and pauses.
         key = (
@@ -218,8 +217,14 @@ class Engine:
             prepared.dictionary_generation,
             prepared.reading,
         )
-        cached = self.audio_cache.get(key) if self.audio_cache is not None else None
-        return key, None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
+        return key
+
+    def kept_audio(self, key: Hashable | None) -> list[PcmPiece] | None:
+        """The audio an earlier request finished under ``key``, if it is still kept."""
+        if key is None or self.audio_cache is None:
+            return None
+        cached = self.audio_cache.get(key)
+        return None if cached is None else [PcmPiece(text, pcm) for text, pcm in cached]
 
     def synthesis_steps(
         self,
@@ -228,19 +233,17 @@ class Engine:
         params: SynthesisParams,
         continuation: Continuation | None = None,
         pacing: Pacing | None = None,
+        keep_as: Hashable | None = None,
     ) -> Iterator[PcmPiece | None]:
         """The audio of ``prepared`` as 16-bit PCM, one step per unit of work: a sentence's
         front-end, BERT and text encoder, then each decoder window. After each step, the PCM
         to send, or None when there is nothing to send yet; a caller may run other work
         between two steps. ``pacing``: when the client runs out of audio and how many requests
-        share the machine (default: the continuation's client, alone). The audio of a whole
-        text comes from the audio cache and goes into it (see :meth:`kept_audio`)."""
+        share the machine (default: the continuation's client, alone). ``keep_as``: the
+        :meth:`audio_key` the complete audio is kept under (the caller has looked it up in
+        :meth:`kept_audio` already: one lookup per request)."""
         gain = self.gain(voice)
-        key, cached = self.kept_audio(voice, prepared, params, continuation)
-        if cached is not None:
-            yield from cached
-            return
-        keep = self.audio_cache is not None and key is not None
+        keep = self.audio_cache is not None and keep_as is not None
         produced: list[tuple[str, bytes]] = []
         speed = self.voices.speed(voice)
         steps = rendering.render_steps(
@@ -257,8 +260,8 @@ class Engine:
         # Only complete audio is kept: a generator closed early never gets here. Audio read
         # before a dictionary edit is not: its key is never asked for again.
         current = prepared.dictionary_generation == self.dictionary_generation
-        if self.audio_cache is not None and key is not None and current:
-            self.audio_cache.put(key, produced)
+        if self.audio_cache is not None and keep_as is not None and current:
+            self.audio_cache.put(keep_as, produced)
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

@@ -21,7 +21,6 @@ from .profile import RequestProfile
 from .voice import Voice
 
 _LOGGER = logging.getLogger(__name__)
-_END = object()
 
 Features = Callable[[Phonemes], np.ndarray]
 """BERT features of a sentence's phonemes, ``[hidden, phones]``."""
@@ -117,13 +116,13 @@ def _sentence_steps(
     steps = voice.synthesis_steps(sentence.phonemes, hidden, *style, scheduler=scheduler)
     while True:
         with profile.timing("synthesizer"):
-            window = next(steps, _END)
-        if window is _END:
-            return
+            try:
+                window = next(steps)
+            except StopIteration:
+                return
         if window is None:
             yield None
             continue
-        assert isinstance(window, np.ndarray)
         profile.audio_samples += len(window) + pause
         yield AudioPiece(sentence.text, index, pause, window)
         pause = 0

@@ -49,7 +49,8 @@ class Syntheses:
     ) -> int:
         """The audio of ``prepared`` to ``on_piece``: from the audio cache, from an identical
         synthesis in progress, or from a new one; the number of pieces."""
-        key, cached = engine.kept_audio(voice, prepared, params, continuation)
+        key = engine.audio_key(voice, prepared, params, continuation)
+        cached = engine.kept_audio(key)
         if cached is not None:
             for piece in cached:
                 await on_piece(piece)
@@ -64,7 +65,9 @@ class Syntheses:
                 f"{len(self._producers)} syntheses are in progress, the most this server "
                 "takes at once (--max-waiting): try again in a moment"
             )
-        steps_of = functools.partial(engine.synthesis_steps, voice, prepared, params, continuation)
+        steps_of = functools.partial(
+            engine.synthesis_steps, voice, prepared, params, continuation, keep_as=key
+        )
         flight = self._start(steps_of, continuation, key, voice.sample_rate)
         return await flight.listen(on_piece)
 

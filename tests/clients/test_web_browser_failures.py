@@ -77,10 +77,12 @@ async def waiting_for_bert(fixture: WebFixture, loaded: bool) -> None:
         return
     await fixture.service.refresh_voices()
     for _ in range(1000):
-        if any(s.retry_at is not None for s in fixture.service.availability().values()):
+        if any(
+            s.retry_at is not None for s in fixture.service.voice_loading.availability().values()
+        ):
             return
         await asyncio.sleep(0.01)
-    raise AssertionError(f"no retry scheduled: {fixture.service.availability()}")
+    raise AssertionError(f"no retry scheduled: {fixture.service.voice_loading.availability()}")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

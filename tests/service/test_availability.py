@@ -46,11 +46,11 @@ async def started(data: Path, default_voice: str) -> TtsService:
 async def retrying(service: TtsService, name: str) -> None:
     """Wait until the background retry has failed once for ``name`` (no network: at once)."""
     for _ in range(500):
-        state = service.availability().get(name)
+        state = service.voice_loading.availability().get(name)
         if state is not None and state.retry_at is not None:
             return
         await asyncio.sleep(0.01)
-    raise AssertionError(f"no retry scheduled for {name}: {service.availability()}")
+    raise AssertionError(f"no retry scheduled for {name}: {service.voice_loading.availability()}")
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ async def no_default(tmp_path: Path) -> AsyncIterator[TtsService]:
     shutil.copytree(TINY_VOICE_ROOT, tmp_path, ignore=shutil.ignore_patterns("cache"),
                     dirs_exist_ok=True)  # fmt: skip
     service = await started(tmp_path, CATALOG_VOICE)
-    bringing_up = asyncio.create_task(service.bring_up_default_voice())
+    bringing_up = asyncio.create_task(service.voice_loading.bring_up_default_voice())
     yield service
     bringing_up.cancel()
     await service.close()
@@ -69,15 +69,15 @@ async def test_a_missing_default_voice_is_refused_at_once_while_tiny_serves(
     no_default: TtsService,
 ) -> None:
     await retrying(no_default, CATALOG_VOICE)
-    assert (await no_default.resolve("tiny", None)).voice.name == "tiny"
+    assert (await no_default.voice_loading.resolve("tiny", None)).voice.name == "tiny"
     with pytest.raises(DownloadError) as refused:
-        await no_default.resolve(None, None)
+        await no_default.voice_loading.resolve(None, None)
     text = str(refused.value)
     assert CATALOG_VOICE in text and "cannot reach the server" in text
     assert "retrying in the background" in text
-    state = no_default.availability()[CATALOG_VOICE]
+    state = no_default.voice_loading.availability()[CATALOG_VOICE]
     assert state.state is State.UNAVAILABLE and state.reason and "cannot reach" in state.reason
-    assert no_default.availability()["tiny"].state is State.AVAILABLE
+    assert no_default.voice_loading.availability()["tiny"].state is State.AVAILABLE
 
 
 async def test_a_missing_default_voice_copied_in_is_served_without_waiting_for_the_retry(
@@ -88,18 +88,18 @@ async def test_a_missing_default_voice_copied_in_is_served_without_waiting_for_t
     # (the failed download left its folder, with no synthesizer)
     shutil.copytree(TINY_VOICE_DIR, tmp_path / SPEAKERS_DIR / CATALOG_VOICE, dirs_exist_ok=True)
     await no_default.refresh_voices()  # what the web page does after a download or upload
-    assert (await no_default.resolve(None, None)).voice.name == CATALOG_VOICE
-    assert no_default.availability()[CATALOG_VOICE].state is State.AVAILABLE
+    assert (await no_default.voice_loading.resolve(None, None)).voice.name == CATALOG_VOICE
+    assert no_default.voice_loading.availability()[CATALOG_VOICE].state is State.AVAILABLE
 
 
 async def test_a_missing_bert_refuses_every_voice_with_its_reason(tmp_path: Path) -> None:
     shutil.copytree(TINY_VOICE_DIR, tmp_path / SPEAKERS_DIR / "tiny")
     service = await started(tmp_path, "tiny")
-    bringing_up = asyncio.create_task(service.bring_up_default_voice())
+    bringing_up = asyncio.create_task(service.voice_loading.bring_up_default_voice())
     try:
         await retrying(service, BERT)
         with pytest.raises(DownloadError) as refused:
-            await service.resolve("tiny", None)
+            await service.voice_loading.resolve("tiny", None)
         assert "BERT" in str(refused.value) and "retrying in the background" in str(refused.value)
     finally:
         bringing_up.cancel()
@@ -115,11 +115,12 @@ async def test_a_damaged_default_voice_is_not_retried_and_says_why(tmp_path: Pat
     service = await started(tmp_path, "broken")
     try:
         with pytest.raises(ModelFileError):
-            await service.bring_up_default_voice()  # returns: a damaged file will not heal
-        state = service.availability()["broken"]
+            # returns: a damaged file will not heal
+            await service.voice_loading.bring_up_default_voice()
+        state = service.voice_loading.availability()["broken"]
         assert state.state is State.UNAVAILABLE and state.retry_at is None
         assert state.reason and "config.json" in state.reason
-        assert (await service.resolve("tiny", None)).voice.name == "tiny"
+        assert (await service.voice_loading.resolve("tiny", None)).voice.name == "tiny"
     finally:
         await service.close()
 
@@ -131,7 +132,7 @@ async def test_nothing_installed_and_no_hub_says_what_to_do(
     that the server retries, and the ways to a speaking server without the hub."""
     service = await started(tmp_path, CATALOG_VOICE)
     with caplog.at_level(logging.WARNING, logger="wyoming_hayakoe.service.availability"):
-        bringing_up = asyncio.create_task(service.bring_up_default_voice())
+        bringing_up = asyncio.create_task(service.voice_loading.bring_up_default_voice())
         try:
             await retrying(service, BERT)
         finally:
@@ -156,7 +157,8 @@ async def test_nothing_installed_and_no_hub_says_what_to_do(
 
 async def test_what_serves_meanwhile_is_named(no_default: TtsService) -> None:
     assert (
-        await no_default.what_is_installed() == "serving the other installed voices meanwhile: tiny"
+        await no_default.voice_loading.what_is_installed()
+        == "serving the other installed voices meanwhile: tiny"
     )
 
 

@@ -70,7 +70,7 @@ async def serving(
     )
     service = TtsService(store, settings, engine_factory=fake_engine_factory(engine))
     await service.refresh_voices()
-    await service.bring_up_default_voice()
+    await service.voice_loading.bring_up_default_voice()
     options = HandlerOptions(SAMPLES_PER_CHUNK, client_timeout, opening_silence)
     port = free_port()
     server = AsyncTcpServer("127.0.0.1", port)

@@ -84,7 +84,7 @@ async def web_service(
     )
     service = TtsService(store, settings)
     await service.refresh_voices()
-    bringing_up = asyncio.ensure_future(service.bring_up_default_voice())
+    bringing_up = asyncio.ensure_future(service.voice_loading.bring_up_default_voice())
     if wait_for_voice:
         await bringing_up
     backend = WebBackend(service)

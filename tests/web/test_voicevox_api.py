@@ -194,7 +194,7 @@ async def test_an_unedited_query_is_the_wyoming_sides_audio(
         nonlocal wyoming
         wyoming += piece.pcm
 
-    resolved = await fixture.service.resolve("tiny", "Happy")
+    resolved = await fixture.service.voice_loading.resolve("tiny", "Happy")
     await fixture.service.synthesize(resolved, TEXT, on_piece)
     expected = np.frombuffer(wyoming, dtype="<i2")
     bare = read_wav(

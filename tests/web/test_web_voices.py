@@ -91,7 +91,7 @@ async def test_voice_list_says_why_a_voice_cannot_be_served(
     try:
         await fixture.service.refresh_voices()
         with pytest.raises(ModelFileError):
-            await fixture.service.resolve("damaged", None)
+            await fixture.service.voice_loading.resolve("damaged", None)
         voices = (await (await client.get("/api/voices")).json())["voices"]
         damaged = next(v for v in voices if v["name"] == "damaged")
         assert "synthesizer.onnx" in damaged["unavailable"] and damaged["retry_at"] is None
@@ -117,7 +117,7 @@ async def test_voices_waiting_for_the_bert_say_so(
         web_client(fixture) as client,
     ):  # fmt: skip
         for _ in range(500):
-            state = fixture.service.availability().get(BERT)
+            state = fixture.service.voice_loading.availability().get(BERT)
             if state is not None and state.retry_at is not None:
                 break
             await asyncio.sleep(0.01)

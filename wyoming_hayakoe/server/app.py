@@ -69,7 +69,7 @@ async def serve(
     await service.refresh_voices()  # the voice list, so that the first describe is quick
     server = AsyncServer.from_uri(settings.uri)
     stdio = isinstance(server, AsyncStdioServer)
-    loading = asyncio.create_task(service.bring_up_default_voice())
+    loading = asyncio.create_task(service.voice_loading.bring_up_default_voice())
     serving: asyncio.Task[None] | None = None
     announcing: asyncio.Task[ZeroconfAnnouncer | None] | None = None
     stop_side: Stopper | None = None
@@ -145,13 +145,13 @@ async def _run_until_stopped(
             if error is not None:
                 voice = service.settings.default_voice
                 shown = error if isinstance(error, (HayakoeError, OSError)) else repr(error)
-                if (what_to_do := service.advice_when_nothing_serves()) is not None:
+                if (what_to_do := service.voice_loading.advice_when_nothing_serves()) is not None:
                     _LOGGER.error("Cannot load the default voice %s: %s; %s", voice, shown,
                                   what_to_do)  # fmt: skip
                     return 1
                 _LOGGER.error(
                     "Cannot load the default voice %s: %s; %s (a request for it tries again)",
-                    voice, shown, await service.what_is_installed(),
+                    voice, shown, await service.voice_loading.what_is_installed(),
                 )  # fmt: skip
             else:
                 _LOGGER.info("Ready")

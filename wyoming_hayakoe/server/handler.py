@@ -236,7 +236,7 @@ class HayakoeEventHandler(Connection):
     async def _resolve(self, voice: SynthesizeVoice | None) -> ResolvedVoice:
         name = voice.name if voice is not None else None
         speaker = voice.speaker if voice is not None else None
-        return await self._service.resolve(name, speaker)
+        return await self._service.voice_loading.resolve(name, speaker)
 
     def _new_audio(self, resolved: ResolvedVoice) -> AudioResponse:
         return AudioResponse(

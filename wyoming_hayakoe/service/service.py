@@ -20,7 +20,7 @@ there).
 
 from __future__ import annotations
 
-from ..engine import Continuation, Engine, Voice
+from ..engine import Continuation, Engine
 from ..engine.prepared import PreparedText
 from ..errors import TextError
 from ..foreground import Foreground
@@ -29,14 +29,14 @@ from ..text.frontend import TextFrontend
 from ..text.with_reading import TextWithReading
 from ..voices.listing import VoiceEntry
 from ..voices.store import VoiceStore
-from .availability import Availabilities, Availability
+from .availability import Availabilities
 from .dictionary import DictionaryFile
 from .flights import PieceCallback
 from .settings import ServiceSettings
 from .shared_engine import EngineFactory, SharedEngine
 from .syntheses import Syntheses
 from .text_readings import TextReadings
-from .voice_loading import ResolvedVoice, VoiceLoader, VoiceStatus
+from .voice_loading import ResolvedVoice, VoiceLoader
 from .voice_management import VoiceManagement
 from .voice_names import VoiceListing, VoiceNames
 from .workers import Workers
@@ -60,7 +60,7 @@ class TtsService:
         self._syntheses = Syntheses(self._workers, settings.max_waiting, foreground)
         availability = Availabilities()
         self._engine = SharedEngine(store, settings, engine_factory, self._workers, availability)
-        self._loader = VoiceLoader(
+        self.voice_loading = VoiceLoader(
             store,
             settings,
             self._names,
@@ -70,6 +70,8 @@ class TtsService:
             availability,
             refresh_voices=self.refresh_voices,
         )
+        """Which voice and style a request means, loaded once; the default voice's bring-up;
+        each voice's state (the server's log and the web page show it)."""
         self.voice_management = VoiceManagement(
             store,
             self._workers,
@@ -114,32 +116,6 @@ class TtsService:
         return self._names.entries
 
     # ----- voices -----
-
-    async def bring_up_default_voice(self) -> Voice:
-        """Load the shared BERT and the default voice, retried in the background while that
-        may heal; see :meth:`VoiceLoader.bring_up_default_voice`."""
-        return await self._loader.bring_up_default_voice()
-
-    async def resolve(self, name: str | None, speaker: str | None) -> ResolvedVoice:
-        """Find (loading if needed) the voice and the style a request asks for; see
-        :meth:`VoiceLoader.resolve`."""
-        return await self._loader.resolve(name, speaker)
-
-    def advice_when_nothing_serves(self) -> str | None:
-        """What to do when no voice can be served without help (None: something can)."""
-        return self._loader.advice_when_nothing_serves()
-
-    async def what_is_installed(self) -> str:
-        """What is on disk besides the default voice, and so what serves meanwhile."""
-        return await self._workers.load(self._loader.what_is_installed)
-
-    def availability(self) -> dict[str, Availability]:
-        """The state of every voice asked for so far, and of the BERT (under ``BERT``)."""
-        return self._loader.availability()
-
-    def loaded_voices(self) -> dict[str, VoiceStatus]:
-        """What the voices loaded so far showed on this machine (their self-check, speed)."""
-        return self._loader.loaded_voices()
 
     async def loaded_text_frontend(self) -> TextFrontend | None:
         """The engine's text front-end with the user dictionary's words in effect (an edited

@@ -20,8 +20,8 @@ def voice_list(service: TtsService, downloading: set[str]) -> list[dict[str, Any
     ``downloading``: names with a download running."""
     listing, settings, catalog = service.voice_listing, service.settings, service.store.catalog
     installed = listing.installed  # HayaKoe folders, AIVMX files, Style-Bert-VITS2 exports
-    loaded = service.loaded_voices()
-    availability = service.availability()
+    loaded = service.voice_loading.loaded_voices()
+    availability = service.voice_loading.availability()
     bert = availability.get(BERT)
     deletable = service.voice_management.deletable
     voices = []

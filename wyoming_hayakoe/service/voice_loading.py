@@ -109,7 +109,7 @@ class VoiceLoader:
             except Exception as err:
                 if not retried_in_background(err) or self.advice_when_nothing_serves() is not None:
                     raise
-                installed = await self._workers.load(self.what_is_installed)
+                installed = await self.what_is_installed()
                 steps = without_the_repository(err, self._store.download_dir)
                 delay = backoff.failed(what, err, installed, steps)
                 retry_at = time.time() + delay
@@ -173,11 +173,11 @@ class VoiceLoader:
             "or HF_HUB_OFFLINE): copy a voice there, or start once with downloads on"
         )
 
-    def what_is_installed(self) -> str:
-        """What is on disk besides the default voice, so what serves meanwhile (blocking: it
-        looks for the BERT)."""
+    async def what_is_installed(self) -> str:
+        """What is on disk besides the default voice, so what serves meanwhile (looked for on
+        a loading thread: finding the BERT reads the disk)."""
         installed = self._names.listing.installed
-        bert = self._store.bert_root() is not None
+        bert = await self._workers.load(self._store.bert_root) is not None
         return what_is_installed(
             installed, self._settings.default_voice, bert, self._store.data_dirs
         )

@@ -41,7 +41,7 @@ class WebBackend:
         if voice not in self.service.voice_listing.installed:
             # The page never downloads as a side effect: that is the Voices page's button.
             raise UnknownVoiceError(f"voice {voice!r} is not installed")
-        return await self.service.resolve(voice, style)
+        return await self.service.voice_loading.resolve(voice, style)
 
     def check_text(self, text: str) -> str:
         """The text, if there is one and the service takes its length; TextError otherwise."""

@@ -134,7 +134,7 @@ async def supported_devices(request: web.Request) -> web.Response:
 async def is_initialized_speaker(request: web.Request) -> web.Response:
     service = request.app[BACKEND].service
     style = await find_style(service, query_int(request, "speaker"))
-    return json_response(style.voice in service.loaded_voices())
+    return json_response(style.voice in service.voice_loading.loaded_voices())
 
 
 @routes.post("/initialize_speaker")

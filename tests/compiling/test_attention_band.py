@@ -57,7 +57,7 @@ def test_every_relative_attention_layer_is_rewritten(models: tuple) -> None:
 def test_same_audio_as_the_exported_attention(models: tuple, text: str) -> None:
     exported, rewritten, _ = models
     engine = Engine(ROOT, threads=1)
-    voice = engine.load_voice(SYNTHESIZER.parent)
+    voice = engine.voices.load(SYNTHESIZER.parent)
     phonemes = engine.frontend.phonemize(text)
     inputs = synthesizer_inputs(
         phonemes, engine.features(phonemes), voice.style_vector("Neutral", 1.0), QUIET

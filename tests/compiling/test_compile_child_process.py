@@ -102,7 +102,7 @@ def test_the_bert_and_the_voice_children_give_way_too(tmp_path: Path) -> None:
     watcher.start()
     try:
         engine = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path)
-        engine.load_voice(TINY_ROOT / "onnx" / "speakers" / "tiny")
+        engine.voices.load(TINY_ROOT / "onnx" / "speakers" / "tiny")
     finally:
         done.set()
         watcher.join()

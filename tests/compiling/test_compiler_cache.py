@@ -27,7 +27,7 @@ QUIET = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
 
 
 def _audio(engine: Engine, voice_dir: Path = VOICE_DIR) -> np.ndarray:
-    voice = engine.load_voice(voice_dir)
+    voice = engine.voices.load(voice_dir)
     return np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
 
 
@@ -41,9 +41,9 @@ def compiled(compiled_caches: CompiledCaches) -> tuple[Path, np.ndarray, float]:
     the gain."""
     folder = compiled_caches.master()
     engine = Engine(ROOT, threads=1, cache_dir=folder)
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     assert voice.decoder is not None
-    return folder, _audio(engine), engine.gain(voice)
+    return folder, _audio(engine), engine.voices.gain(voice)
 
 
 def _copy(compiled: tuple[Path, np.ndarray, float], target: Path) -> Path:
@@ -63,7 +63,7 @@ def test_compiled_models_are_made_once_and_reused(
     caplog.set_level(logging.INFO)
     second = Engine(ROOT, threads=1, cache_dir=folder)
     assert np.array_equal(_audio(second), compiled[1])
-    assert second.gain(second.load_voice(VOICE_DIR)) == compiled[2]
+    assert second.voices.gain(second.voices.load(VOICE_DIR)) == compiled[2]
     assert _snapshot(folder) == made, "a second start must not compile anything"
     assert not [m for m in caplog.messages if m.startswith("Compiling")]
 
@@ -91,7 +91,7 @@ def test_a_damaged_compiled_model_is_compiled_again_and_served(
     path.write_bytes(data[: len(data) // 2] if damage == "truncate" else bytes(len(data)))
     caplog.set_level(logging.INFO)
     engine = Engine(ROOT, threads=1, cache_dir=folder)
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     assert voice.decoder is not None, "compiled again, not served whole"
     assert np.array_equal(_audio(engine), compiled[1])
     (warning,) = [m for m in caplog.messages if "is damaged" in m]
@@ -107,7 +107,7 @@ def test_read_only_cache_dir_loads_models_as_published(tmp_path: Path) -> None:
         if not is_read_only:
             pytest.skip("cannot make a folder read-only here")
         engine = Engine(ROOT, threads=1, cache_dir=folder)
-        assert engine.load_voice(VOICE_DIR).decoder is None
+        assert engine.voices.load(VOICE_DIR).decoder is None
         assert list(folder.iterdir()) == []
 
 
@@ -124,7 +124,7 @@ def test_a_full_cache_dir_still_loads_the_voice(
     try:
         caplog.set_level(logging.WARNING)
         engine = Engine(ROOT, threads=1, cache_dir=folder)
-        voice = engine.load_voice(VOICE_DIR)
+        voice = engine.voices.load(VOICE_DIR)
         assert voice.decoder is None, "served from its published files"
         audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
         assert np.allclose(audio, compiled[1], atol=1e-4)
@@ -158,12 +158,12 @@ def test_a_changed_model_is_compiled_again_and_the_old_copy_pruned(
     shutil.copytree(ROOT, voice_root)
     voice_dir = voice_root / "onnx" / "speakers" / "tiny"
     folder = tmp_path / "cache"
-    Engine(voice_root, threads=1, cache_dir=folder).load_voice(voice_dir)
+    Engine(voice_root, threads=1, cache_dir=folder).voices.load(voice_dir)
     before = {p.name for p in folder.glob("voice-*")}
     synthesizer = voice_dir / "synthesizer.onnx"
     os.utime(synthesizer, ns=(0, 1))  # a new download of the voice
     caplog.set_level(logging.INFO)
-    Engine(voice_root, threads=1, cache_dir=folder).load_voice(voice_dir)
+    Engine(voice_root, threads=1, cache_dir=folder).voices.load(voice_dir)
     after = {p.name for p in folder.glob("voice-*")}
     assert len(after) == 1 and not before & after
     assert any("has changed since" in m for m in caplog.messages)

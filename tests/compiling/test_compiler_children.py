@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _audio(engine: Engine) -> np.ndarray:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     return np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
 
 
@@ -52,7 +52,7 @@ def test_a_first_start_compiles_in_two_children_and_a_second_in_none(tmp_path: P
         "from tools.engine_audio import pcm_pieces;"
         "logging.basicConfig(level=logging.INFO);"
         f"e = Engine(Path({str(ROOT)!r}), threads=1, cache_dir=Path({str(tmp_path)!r}));"
-        f"v = e.load_voice(Path({str(VOICE_DIR)!r})); e.gain(v);"
+        f"v = e.voices.load(Path({str(VOICE_DIR)!r})); e.voices.gain(v);"
         "list(pcm_pieces(e, v, 'はい。'));"
         "print('onnx imported' if 'onnx' in sys.modules else 'no onnx')"
     )
@@ -78,7 +78,7 @@ def test_a_first_start_compiles_in_two_children_and_a_second_in_none(tmp_path: P
 
 def test_the_childs_gain_is_the_one_measured_here(tiny_model_cache: Path) -> None:
     engine = Engine(ROOT, threads=1, cache_dir=tiny_model_cache)
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     assert voice.compiled is not None and voice.decoder is not None
     assert list(voice.compiled.glob("gain-*.txt")), "the child measured the gain"
     here = gain_of(
@@ -88,7 +88,7 @@ def test_the_childs_gain_is_the_one_measured_here(tiny_model_cache: Path) -> Non
         engine._calibration(voice.config, voice.style_vectors, voice.speaker_id),
         voice.sample_rate,
     )
-    assert engine.gain(voice) == here
+    assert engine.voices.gain(voice) == here
     assert 0.05 < here < 20
 
 
@@ -178,7 +178,7 @@ def test_a_child_killed_for_memory_is_reported_so_and_the_voice_served(
     caplog.set_level(logging.INFO)
     with _kill_when(KILLED_STEPS[step], tmp_path).watching() as watch:
         engine = Engine(ROOT, threads=1, cache_dir=tmp_path)
-        voice = engine.load_voice(VOICE_DIR)
+        voice = engine.voices.load(VOICE_DIR)
     assert watch.done, "the child finished before it could be killed"
     audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
     assert np.allclose(audio, published_audio, atol=1e-4), "the voice is served"
@@ -194,7 +194,7 @@ def test_a_child_killed_for_memory_is_reported_so_and_the_voice_served(
     assert voice.decoder is None, "served from its whole synthesizer"
     # The lack of memory is remembered: the next start serves the same without compiling.
     caplog.clear()
-    Engine(ROOT, threads=1, cache_dir=tmp_path).load_voice(VOICE_DIR)
+    Engine(ROOT, threads=1, cache_dir=tmp_path).voices.load(VOICE_DIR)
     assert not [m for m in caplog.messages if m.startswith("Compiling")]
     assert [m for m in caplog.messages if "ran out of memory at step" in m]
 
@@ -253,7 +253,7 @@ def test_a_hung_child_times_out_and_releases_the_load(
 
     caplog.set_level(logging.WARNING)
     with _ChildWatch(stop).watching() as watch:
-        voice = engine.load_voice(VOICE_DIR)
+        voice = engine.voices.load(VOICE_DIR)
     assert watch.done
     assert voice.decoder is None
     audio = np.concatenate([c.audio for c in float_pieces(engine, voice, TEXT, QUIET)])
@@ -263,7 +263,7 @@ def test_a_hung_child_times_out_and_releases_the_load(
     assert not Path(f"/proc/{watch.seen}").exists(), "the hung child is gone"
     # The voice's load lock is free again: another voice of the same model loads at once.
     loaded: list[object] = []
-    other = threading.Thread(target=lambda: loaded.append(engine.load_voice(VOICE_DIR, "x")))
+    other = threading.Thread(target=lambda: loaded.append(engine.voices.load(VOICE_DIR, "x")))
     other.start()
     other.join(timeout=30)
     assert loaded, "the load lock was not released"
@@ -281,6 +281,6 @@ def test_a_published_file_that_cannot_be_read_is_named(
     )
     engine = Engine(ROOT, threads=1, cache_dir=tiny_model_cache)  # the BERT compiled already
     with pytest.raises(ModelFileError, match="truncated or corrupt") as raised:
-        engine.load_voice(voice_dir)
+        engine.voices.load(voice_dir)
     assert "synthesizer.onnx" in str(raised.value)
     assert not list(tiny_model_cache.glob(".*"))

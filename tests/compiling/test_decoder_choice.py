@@ -103,7 +103,7 @@ def test_a_fast_decoder_is_made_gated_and_served(
     cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     engine = Engine(ROOT, threads=1, cache_dir=cache)
-    voice = engine.load_voice(TINY)
+    voice = engine.voices.load(TINY)
     reference_audio = _audio(engine, voice)
     reference = voice.decoder
     with caplog.at_level(logging.INFO, "wyoming_hayakoe.compiling.decoder_choice"):
@@ -135,13 +135,13 @@ def test_a_fast_decoder_is_made_gated_and_served(
     assert 0 < log_mel_distance(reference_audio, fast_audio, voice.sample_rate) < 5
     # a later start reads the choice: no child, the same stages
     again = Engine(ROOT, threads=1, cache_dir=cache)
-    reloaded = again.load_voice(TINY)
+    reloaded = again.voices.load(TINY)
     before = record.stat().st_mtime_ns
     assert again.choose_decoder(reloaded, "fast") == choice
     assert record.stat().st_mtime_ns == before
     # and reference goes back to HayaKoe's decoder, the same audio as before any choice
     third = Engine(ROOT, threads=1, cache_dir=cache)
-    plain = third.load_voice(TINY)
+    plain = third.voices.load(TINY)
     assert third.choose_decoder(plain, "reference") is not None
     assert plain.decoder is plain.reference_decoder
     assert np.array_equal(_audio(third, plain), reference_audio)
@@ -150,7 +150,7 @@ def test_a_fast_decoder_is_made_gated_and_served(
 
 def test_auto_follows_what_the_child_measured(cache: Path) -> None:
     engine = Engine(ROOT, threads=1, cache_dir=cache)
-    voice = engine.load_voice(TINY)
+    voice = engine.voices.load(TINY)
     choice = engine.choose_decoder(voice, "auto")
     assert choice is not None and choice.reference_speed is not None
     (record,) = cache.glob(f"decoder-*/{RECORD}")
@@ -164,7 +164,7 @@ def test_auto_follows_what_the_child_measured(cache: Path) -> None:
 
 def test_a_gone_voice_folder_takes_its_fast_decoder_along(cache: Path) -> None:
     engine = Engine(ROOT, threads=1, cache_dir=cache)
-    engine.choose_decoder(engine.load_voice(TINY), "auto")
+    engine.choose_decoder(engine.voices.load(TINY), "auto")
     (decoder_folder,) = cache.glob("decoder-*")
     for voice_folder in cache.glob("voice-*"):
         for entry in voice_folder.iterdir():
@@ -177,7 +177,7 @@ def test_what_an_unfinished_child_measured_is_kept_until_it_can_never_be_used(
     cache: Path, tmp_path: Path
 ) -> None:
     engine = Engine(ROOT, threads=1, cache_dir=cache)
-    engine.choose_decoder(engine.load_voice(TINY), "auto")
+    engine.choose_decoder(engine.voices.load(TINY), "auto")
     (made,) = cache.glob("decoder-*")
     voice_folder, calibration = json.loads((made / RECORD).read_text())["key extra"]
 

@@ -40,7 +40,7 @@ LONG_SENTENCE = "明日の朝は七時に起きて、駅前のパン屋さんで
 
 
 def _load(speaker: Path, cache: Path) -> Voice:
-    return Engine(ROOT, threads=1, cache_dir=cache).load_voice(speaker)
+    return Engine(ROOT, threads=1, cache_dir=cache).voices.load(speaker)
 
 
 def _recorded(cache: Path) -> self_check.SelfCheckResult | None:
@@ -117,7 +117,7 @@ def _checks_run(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def _render(engine: Engine, speaker: Path) -> np.ndarray:
-    voice = engine.load_voice(speaker)
+    voice = engine.voices.load(speaker)
     return np.concatenate([c.audio for c in float_pieces(engine, voice, LONG_SENTENCE, QUIET)])
 
 
@@ -166,7 +166,7 @@ def test_windows_that_do_not_add_up_fall_back_to_the_whole_graph(
     cache = speaker.parents[2] / "cache"
     caplog.set_level(logging.INFO)
     engine = Engine(ROOT, threads=1, cache_dir=cache)
-    voice = engine.load_voice(speaker)
+    voice = engine.voices.load(speaker)
     assert voice.decoder is None, "a voice failing its self-check must be served whole"
     result = voice.self_check
     assert result is not None and not result.passed
@@ -236,7 +236,7 @@ def test_a_compiled_half_that_differs_is_named_and_discarded(
         )
     )
     caplog.set_level(logging.WARNING)
-    voice = engine.load_voice(speaker)
+    voice = engine.voices.load(speaker)
     assert _checks_run(caplog) == [], "the compilation above is used"
     assert voice.decoder is None
     assert voice.self_check is not None

@@ -5,7 +5,7 @@ the compiled path, yet its windowed audio differs from its whole graph's, so the
 of the compiled models serves it whole.
 
 A conformance self-check must notice this voice and serve it whole. It holds only its speaker
-folder: load it with the tiny voice's BERT, ``Engine(tiny-voice).load_voice(<this folder>)``.
+folder: load it with the tiny voice's BERT, ``Engine(tiny-voice).voices.load(<this folder>)``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ TOLERANCE = 1e-5
 
 
 def _render(engine: Engine, speaker: Path) -> tuple[list[np.ndarray], Engine]:
-    voice = engine.load_voice(speaker)
+    voice = engine.voices.load(speaker)
     return [chunk.audio for chunk in float_pieces(engine, voice, LONG_SENTENCE, QUIET)], engine
 
 
@@ -56,7 +56,7 @@ def test_compiled_path_differs_from_the_whole_graph_so_it_is_not_served(
 ) -> None:
     """The split loads, but decoded in windows the audio is off: the self-check measures it
     (step "windows") and the voice is served by its whole graph."""
-    voice = Engine(TINY_ROOT, threads=1, cache_dir=tiny_model_cache).load_voice(BROKEN)
+    voice = Engine(TINY_ROOT, threads=1, cache_dir=tiny_model_cache).voices.load(BROKEN)
     check = voice.self_check
     assert check is not None and check.split, "the split must succeed: the break is not in loading"
     assert not check.passed and check.failed_step is not None
@@ -125,7 +125,7 @@ def test_band_variant_keeps_its_rewrite_yet_speaks_otherwise(
     front_nodes = [node.name for node in onnx.load(str(split.front)).graph.node]
     assert any(".band/" in name for name in front_nodes), "the rewrite's own check must pass"
     # The self-check of the compiled models catches what the rewrite's own check misses.
-    voice = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path).load_voice(band_broken)
+    voice = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path).voices.load(band_broken)
     check = voice.self_check
     assert check is not None and check.failed_step is not None
     assert check.failed_step.step == "band attention"

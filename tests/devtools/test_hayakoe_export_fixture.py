@@ -122,7 +122,7 @@ def test_engine_speaks_like_the_reference(engine: Engine, reference, text: str) 
     params = ref_speaker._SynthesisParams(
         style="Neutral", style_weight=1.0, speed=1.0, sdp_ratio=0.0, noise=0.0, noise_w=0.0
     )
-    voice = engine.load_voice(SPEAKER, VOICE)
+    voice = engine.voices.load(SPEAKER, VOICE)
     for index, sentence in enumerate(ref_speaker._split_sentences(text)):
         theirs, _ = reference._synthesize_one(sentence, params)
         ours = np.concatenate(
@@ -142,7 +142,7 @@ async def test_server_speaks_the_voice(tmp_path: Path, compiled_caches: Compiled
     server = start_server(tmp_path, *quiet, base_args=args)
     try:
         engine = Engine(ROOT, threads=1)
-        voice = engine.load_voice(SPEAKER, VOICE)
+        voice = engine.voices.load(SPEAKER, VOICE)
         expected = b"".join(s.pcm for s in pcm_pieces(engine, voice, TEXTS[1], QUIET))
         server.wait_ready()
         async with server.client() as client:

@@ -71,7 +71,7 @@ def oracle(data_dir: Path, voice_name: str, text: str, style: str) -> np.ndarray
 
     source = VoiceStore([TINY_VOICE_ROOT, data_dir], local_files_only=True).sources()[voice_name]
     engine = Engine(TINY_VOICE_ROOT, threads=1)
-    voice = engine.load_voice(source)
+    voice = engine.voices.load(source)
     params = SynthesisParams(
         style=style, speaker_id=voice.speaker_id, sdp_ratio=0, noise_scale=0, noise_scale_w=0
     )

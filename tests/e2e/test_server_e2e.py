@@ -72,7 +72,7 @@ def server_and_oracle(
         from wyoming_hayakoe.engine import Engine, SynthesisParams
 
         engine = Engine(TINY_VOICE_ROOT, threads=1)
-        voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
+        voice = engine.voices.load(TINY_VOICE_DIR, "tiny")
 
         def sentences(text: str, style: str = "Neutral") -> list[bytes]:
             params = SynthesisParams(style=style, sdp_ratio=0, noise_scale=0, noise_scale_w=0)

@@ -153,7 +153,7 @@ def test_a_replaced_file_is_read_again(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", MODELS)
 def test_audio_equals_the_files_own_graph(name: str, data_dir: Path, engine: Engine) -> None:
-    voice = engine.load_voice(store_of(data_dir).sources()[name])
+    voice = engine.voices.load(store_of(data_dir).sources()[name])
     assert voice.decoder is not None and voice.duration_predictor is not None
     params = SynthesisParams(style=voice.styles[-1], speaker_id=voice.speaker_id, **ZERO_NOISE)
     pieces = list(float_pieces(engine, voice, TEXT, params))
@@ -176,7 +176,7 @@ def test_audio_equals_the_files_own_graph(name: str, data_dir: Path, engine: Eng
 
 @pytest.mark.parametrize("name", MODELS)
 def test_the_cut_out_durations_are_the_graphs(name: str, data_dir: Path, engine: Engine) -> None:
-    voice = engine.load_voice(store_of(data_dir).sources()[name])
+    voice = engine.voices.load(store_of(data_dir).sources()[name])
     params = SynthesisParams(style=voice.styles[0], speaker_id=voice.speaker_id, **ZERO_NOISE)
     phonemes = engine.frontend.phonemize("こんにちは。元気ですか？はい！")
     features = engine.features(phonemes)
@@ -192,7 +192,7 @@ def test_the_cut_out_durations_are_the_graphs(name: str, data_dir: Path, engine:
 
 def test_speakers_of_one_file_share_its_sessions(data_dir: Path, engine: Engine) -> None:
     sources = store_of(data_dir).sources()
-    aoi, sora = (engine.load_voice(sources[n]) for n in ("test-voice-0", "test-voice-1"))
+    aoi, sora = (engine.voices.load(sources[n]) for n in ("test-voice-0", "test-voice-1"))
     assert aoi.synthesizer is sora.synthesizer
     assert (aoi.speakers, sora.speakers, aoi.speaker_id, sora.speaker_id) == (
         ["あおい"],
@@ -201,11 +201,11 @@ def test_speakers_of_one_file_share_its_sessions(data_dir: Path, engine: Engine)
         1,
     )
     assert (aoi.styles, sora.styles) == (["ノーマル", "喜び"], ["ノーマル", "怒り"])
-    assert engine.gain(aoi) > 0 and engine.gain(sora) > 0
+    assert engine.voices.gain(aoi) > 0 and engine.voices.gain(sora) > 0
 
 
 def test_pauses_come_from_the_cut_out_predictor(data_dir: Path, engine: Engine) -> None:
-    voice = engine.load_voice(store_of(data_dir).sources()["tiny-sbv2-aoi"])
+    voice = engine.voices.load(store_of(data_dir).sources()["tiny-sbv2-aoi"])
     params = SynthesisParams(style="Neutral", **ZERO_NOISE)
     pieces = [
         p for p in float_pieces(engine, voice, "はい。そうですね！", params) if p.pause_samples
@@ -220,7 +220,7 @@ def test_a_renamed_input_is_refused_at_load(tmp_path: Path, tiny_model_cache: Pa
     for cache in (None, tiny_model_cache):
         engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=cache)
         with pytest.raises(ModelFileError) as caught:
-            engine.load_voice(source)
+            engine.voices.load(source)
         assert str(path) in str(caught.value)
         assert "missing inputs ['sid']" in str(caught.value)
         assert "unexpected inputs ['speaker']" in str(caught.value)
@@ -241,7 +241,7 @@ def test_without_a_ceil_node_pauses_fall_back(
     onnx.save(model, str(folder / "floor.onnx"))
     engine = Engine(TINY_VOICE_ROOT, threads=1)
     with caplog.at_level(logging.WARNING):
-        voice = engine.load_voice(store_of(tmp_path).sources()["floor-aoi"])
+        voice = engine.voices.load(store_of(tmp_path).sources()["floor-aoi"])
     assert voice.duration_predictor is None
     assert any("0 Ceil nodes" in r.getMessage() for r in caplog.records)
     params = SynthesisParams(style="Neutral", **ZERO_NOISE)
@@ -272,7 +272,7 @@ def test_a_hayakoe_folder_without_its_predictor_gets_one_from_the_graph(tmp_path
     for name in ("config.json", "style_vectors.npy", "synthesizer.onnx"):
         (folder / name).write_bytes((TINY_VOICE_DIR / name).read_bytes())
     engine = Engine(TINY_VOICE_ROOT, threads=1)
-    cut, own = engine.load_voice(folder), engine.load_voice(TINY_VOICE_DIR)
+    cut, own = engine.voices.load(folder), engine.voices.load(TINY_VOICE_DIR)
     assert cut.duration_predictor is not None
     params = SynthesisParams(**ZERO_NOISE)
     phonemes = engine.frontend.phonemize("こんにちは。元気ですか？")

@@ -27,7 +27,7 @@ def test_lru_eviction_by_size() -> None:
 
 def test_repeated_announcement_comes_from_the_cache() -> None:
     engine = Engine(ROOT, threads=1, audio_cache_bytes=10_000_000)
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     text = "おはようございます。今日は燃えるゴミの日です。"
     first = list(pcm_pieces(engine, voice, text))
     started = time.monotonic()
@@ -43,7 +43,7 @@ def test_repeated_announcement_comes_from_the_cache() -> None:
 
 def test_unfinished_audio_is_not_cached() -> None:
     engine = Engine(ROOT, threads=1, audio_cache_bytes=10_000_000)
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     stream = pcm_pieces(engine, voice, "一つ目です。二つ目です。")
     next(stream)
     stream.close()

@@ -26,7 +26,7 @@ def engine() -> Engine:
     ["", "   \n\t ", "。。。！？", "……", "😀🎉👍", "\x00\x07\x1b", "\ud800", "\udfff\ud800", "🂡🂱"],
 )
 def test_nothing_to_say_gives_no_audio(engine: Engine, text: str) -> None:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     assert list(pcm_pieces(engine, voice, text, QUIET)) == []
 
 
@@ -35,14 +35,14 @@ def test_nothing_to_say_gives_no_audio(engine: Engine, text: str) -> None:
     ["こんにちは\x00世界。", "テスト\ud800です。", "電気😀を消しました。", "ℵ∰あ⊕い。", "A" * 300],
 )
 def test_speakable_parts_of_mixed_text_are_spoken(engine: Engine, text: str) -> None:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     chunks = list(pcm_pieces(engine, voice, text, QUIET))
     assert chunks and all(len(c.pcm) % 2 == 0 for c in chunks)
     assert sum(len(c.pcm) for c in chunks) > 0
 
 
 def test_unknown_style_and_speaker_fail_before_any_work(engine: Engine) -> None:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     with pytest.raises(UnknownStyleError, match="Neutral"):
         next(pcm_pieces(engine, voice, "はい。", SynthesisParams(style="Sleepy")))
     with pytest.raises(UnknownStyleError, match="speaker"):
@@ -50,7 +50,7 @@ def test_unknown_style_and_speaker_fail_before_any_work(engine: Engine) -> None:
 
 
 def test_100k_characters_stream_sentence_by_sentence_in_bounded_memory(engine: Engine) -> None:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     text = ("今日は晴れです。" * 12_500)[:100_000]
     stream = pcm_pieces(engine, voice, text, QUIET)
     first = next(stream)
@@ -65,7 +65,7 @@ def test_100k_characters_stream_sentence_by_sentence_in_bounded_memory(engine: E
 
 @pytest.mark.slow
 def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     text = "あいうえお、" * 100  # 600 characters, no sentence end
     pieces = {c.sentence_index: c.text for c in float_pieces(engine, voice, text, QUIET)}
     assert len(pieces) >= 3 and all(len(p) <= 250 for p in pieces.values())
@@ -73,7 +73,7 @@ def test_one_unbroken_wall_of_text_is_read_in_pieces(engine: Engine) -> None:
 
 
 def test_debug_log_says_where_the_time_went(engine: Engine, caplog) -> None:
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     with caplog.at_level("DEBUG", logger="wyoming_hayakoe.engine"):
         list(pcm_pieces(engine, voice, "こんにちは。元気ですか？", QUIET))
     (line,) = [r.getMessage() for r in caplog.records if "s of audio" in r.getMessage()]

@@ -111,7 +111,7 @@ def _reference_render(speaker, text: str, p: SynthesisParams) -> tuple[np.ndarra
 
 
 def _our_render(engine: Engine, text: str, p: SynthesisParams) -> tuple[np.ndarray, list[int]]:
-    voice = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE)
+    voice = engine.voices.load(ROOT / "onnx" / "speakers" / VOICE)
     parts: list[np.ndarray] = []
     gaps: list[int] = []
     sentence_index = 0
@@ -167,7 +167,7 @@ def test_styles_and_length_scales_match_reference(
 
 
 def test_generator_yields_each_sentence_before_the_next_is_synthesized(engine) -> None:
-    voice = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE)
+    voice = engine.voices.load(ROOT / "onnx" / "speakers" / VOICE)
     stream = pcm_pieces(
         engine, voice, "一つ目の文です。二つ目の文です。三つ目の文です。", _params()
     )
@@ -187,10 +187,10 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tiny_model_cac
     split = Engine(ROOT, threads=2, cache_dir=tiny_model_cache)
     whole = Engine(ROOT, threads=2)
     voice_dir = ROOT / "onnx" / "speakers" / VOICE
-    chunks = list(float_pieces(split, split.load_voice(voice_dir), text, _params()))
-    assert split.load_voice(voice_dir).decoder is not None
+    chunks = list(float_pieces(split, split.voices.load(voice_dir), text, _params()))
+    assert split.voices.load(voice_dir).decoder is not None
     assert len(chunks) >= 2, "a long sentence must come out in several windows"
-    (reference,) = float_pieces(whole, whole.load_voice(voice_dir), text, _params())
+    (reference,) = float_pieces(whole, whole.voices.load(voice_dir), text, _params())
     stitched = np.concatenate([c.audio for c in chunks])
     assert stitched.shape == reference.audio.shape
     # Relative to the peak, at the level of float rounding: the fixture's decoder has weight on
@@ -202,7 +202,7 @@ def test_long_sentence_streams_in_windows_equal_to_whole_decoding(tiny_model_cac
 def test_decoder_context_is_exactly_how_far_a_latent_frame_reaches(tiny_model_cache: Path) -> None:
     """Change one latent frame: the audio that changes spans exactly the computed context."""
     engine = Engine(ROOT, threads=1, cache_dir=tiny_model_cache)
-    decoder = engine.load_voice(ROOT / "onnx" / "speakers" / VOICE).decoder
+    decoder = engine.voices.load(ROOT / "onnx" / "speakers" / VOICE).decoder
     assert decoder is not None
     channels = {i.name: i.shape[1] for i in decoder.stages[0].session.get_inputs()}
     rng = np.random.default_rng(3)
@@ -230,7 +230,7 @@ def test_engine_never_imports_torch() -> None:
         "import sys; from pathlib import Path; from wyoming_hayakoe.engine import Engine;"
         "from tools.engine_audio import pcm_pieces;"
         f"e = Engine(Path({str(ROOT)!r}), threads=1);"
-        f"v = e.load_voice(Path({str(ROOT / 'onnx' / 'speakers' / VOICE)!r}));"
+        f"v = e.voices.load(Path({str(ROOT / 'onnx' / 'speakers' / VOICE)!r}));"
         "list(pcm_pieces(e, v, 'こんにちは。'));"
         "bad = [m for m in ('torch', 'transformers', 'hayakoe') if m in sys.modules];"
         "assert not bad, bad"

@@ -50,7 +50,7 @@ def test_audio_begun_before_a_dictionary_edit_is_not_served_after_it(
 ) -> None:
     engine = dictionary_engine
     assert engine.frontend_state.user_dictionary is not None
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     begun = pcm_pieces(engine, voice, TEXT, QUIET)
     old = [next(begun)]  # the first sentence, read without the word
     _write(engine.frontend_state.user_dictionary.path, "ソノス,ソノスソノスソノスソノス,1")
@@ -67,7 +67,7 @@ def test_the_key_of_a_request_names_the_dictionary_state(dictionary_engine: Engi
     shared with one made after it."""
     engine = dictionary_engine
     assert engine.frontend_state.user_dictionary is not None
-    voice = engine.load_voice(VOICE_DIR)
+    voice = engine.voices.load(VOICE_DIR)
     before = engine.audio_key(voice, engine.prepare(TEXT), QUIET)
     _write(engine.frontend_state.user_dictionary.path, "ソノス,ソノスソノス,1")
     assert engine.refresh_user_dictionary()
@@ -104,8 +104,8 @@ def test_refreshes_do_not_interleave(
 
 def test_a_text_is_rewritten_once(monkeypatch: pytest.MonkeyPatch) -> None:
     engine = Engine(ROOT, threads=1)
-    voice = engine.load_voice(VOICE_DIR)
-    engine.gain(voice)  # its calibration sentence is a text of its own
+    voice = engine.voices.load(VOICE_DIR)
+    engine.voices.gain(voice)  # its calibration sentence is a text of its own
     calls: list[str] = []
     rewrite = SmartHomeRewriter.rewrite
 

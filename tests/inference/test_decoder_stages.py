@@ -37,7 +37,7 @@ WINDOWINGS = [
 
 def _decoder_and_whole(voice_dir: Path, cache: Path) -> tuple[Decoder, ort.InferenceSession]:
     """The compiled decoder, and the decoder as one graph (split from the published file)."""
-    voice = Engine(voice_dir.parents[2], threads=2, cache_dir=cache).load_voice(voice_dir)
+    voice = Engine(voice_dir.parents[2], threads=2, cache_dir=cache).voices.load(voice_dir)
     assert voice.decoder is not None
     split = split_synthesizer(voice.model_path, cache / "split")
     whole = ort.InferenceSession(str(split.decoder), providers=["CPUExecutionProvider"])
@@ -162,10 +162,10 @@ def test_warm_up_times_the_second_window_of_silence(tiny_model_cache: Path) -> N
 
 def test_a_warmed_up_voice_knows_its_speed_before_any_request(tiny_model_cache: Path) -> None:
     engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=tiny_model_cache)
-    voice = engine.load_voice(TINY_VOICE_DIR)
-    assert engine.decode_speed(voice) is None  # loading decodes nothing: a server is ready
-    engine.warm_up(voice)
-    speed = engine.decode_speed(voice)
+    voice = engine.voices.load(TINY_VOICE_DIR)
+    assert engine.voices.decode_speed(voice) is None  # loading decodes nothing: a server is ready
+    engine.voices.warm_up(voice)
+    speed = engine.voices.decode_speed(voice)
     assert speed is not None and speed > 0
 
 

@@ -95,7 +95,7 @@ def test_the_decoder_job_makes_gates_and_times_fp16_candidates(
     # emulation the voice's own 24 sentences, gated and timed per candidate, take too long.
     with tempfile.TemporaryDirectory() as cache:
         engine = Engine(TINY_VOICE_ROOT, threads=1, cache_dir=Path(cache))
-        voice = engine.load_voice(TINY_VOICE_DIR)
+        voice = engine.voices.load(TINY_VOICE_DIR)
         assert voice.decoder is not None and voice.compiled is not None
         source = VoiceDecoder(voice.name, voice.model_path, voice.compiled, voice.decoder,
                               voice.config.decoder_shape, voice.sample_rate, "test")  # fmt: skip

@@ -68,7 +68,7 @@ def test_a_renamed_synthesizer_input_fails_at_load(tmp_path: Path, cached: bool)
     speaker = _edited_voice(tmp_path, "rename")
     engine = Engine(TINY.parents[2], threads=1, cache_dir=tmp_path / "cache" if cached else None)
     with pytest.raises(ModelFileError, match=r"Synthesizer at .*missing inputs \['sid'\]"):
-        engine.load_voice(speaker)
+        engine.voices.load(speaker)
 
 
 def test_a_synthesizer_input_of_another_rank_fails_at_load(tmp_path: Path) -> None:

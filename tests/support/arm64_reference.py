@@ -46,7 +46,7 @@ changes (measured: 9 before it, 8 after)."""
 def compute(engine: Engine) -> dict[str, np.ndarray]:
     """Everything compared across architectures, for SENTENCE."""
     phonemes = engine.frontend.phonemize(SENTENCE)
-    voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
+    voice = engine.voices.load(TINY_VOICE_DIR, "tiny")
     audio = [s.audio for s in float_pieces(engine, voice, SENTENCE, DETERMINISTIC)]
     return {
         "phone_ids": np.asarray(phonemes.phone_ids),
@@ -61,7 +61,7 @@ def compute(engine: Engine) -> dict[str, np.ndarray]:
 
 def synthesize_from(engine: Engine, features: np.ndarray) -> np.ndarray:
     """SENTENCE's audio from the synthesizer alone, given its BERT features."""
-    voice = engine.load_voice(TINY_VOICE_DIR, "tiny")
+    voice = engine.voices.load(TINY_VOICE_DIR, "tiny")
     phonemes = engine.frontend.phonemize(SENTENCE)
     style = voice.style_vector(DETERMINISTIC.style, DETERMINISTIC.style_weight)
     windows = voice.synthesize(phonemes, features, style, DETERMINISTIC)

@@ -7,7 +7,7 @@ instead (conftest's ``compiled_caches`` and ``tiny_model_cache``). Tests of the 
 itself still start from an empty cache.
 
 Only the public way a voice is loaded is used (``Engine(root, cache_dir=...)``,
-``load_voice``, ``gain``), so the caches hold whatever the engine compiles today. The cache
+``voices.load``, ``voices.gain``), so the caches hold whatever the engine compiles today. The cache
 key is the model file's size and modification time, not its path: a copy of a fixture voice
 made with its times kept (``shutil.copytree``) finds its compiled models here too.
 """
@@ -32,8 +32,8 @@ def compile_voices(cache: Path, bert_root: Path, voices: tuple[Voice, ...]) -> N
     engine = Engine(bert_root, threads=1, cache_dir=cache)
     engine.open_bert()
     for voice in voices:
-        loaded = engine.load_voice(voice)
-        engine.gain(loaded)
+        loaded = engine.voices.load(voice)
+        engine.voices.gain(loaded)
         engine.choose_decoder(loaded, "auto")
 
 

@@ -1,6 +1,6 @@
 """A stand-in for the engine, for fast in-process tests of the service, handler and connection.
 
-It has the engine's interface (``load_voice``, ``gain``, ``refresh_user_dictionary``,
+It has the engine's interface (``voices.load``, ``voices.gain``, ``refresh_user_dictionary``,
 ``prepare``, ``audio_key``, ``kept_audio``, ``synthesis_steps``) and records what it
 was asked, but synthesizes nothing: each sentence becomes a fixed number of samples derived
 from its text, so tests can check exactly what was sent.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,35 @@ def fake_pcm(sentence: str) -> bytes:
 
 
 @dataclass
+class FakeLoadedVoices:
+    """The fake engine's voices: each load, warm-up and calibration noted through ``note``."""
+
+    note: Callable[[str], None]
+    seconds_per_sentence: float
+
+    def load(self, voice: VoiceSource | Path, name: str | None = None) -> FakeVoice:
+        source = voice if isinstance(voice, VoiceSource) else hayakoe_source(voice.name, voice)
+        name = name or source.name
+        self.note(f"load {name}")
+        config = source.read_config()
+        speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
+        return FakeVoice(name, config, source, speaker_id=speaker)
+
+    def warm_up(self, voice: FakeVoice) -> None:
+        self.note(f"warm up {voice.name} start")
+        time.sleep(self.seconds_per_sentence)
+        self.note(f"warm up {voice.name} end")
+
+    def gain(self, voice: FakeVoice) -> float:
+        if voice.gain is None:
+            self.note(f"calibrate {voice.name} start")
+            time.sleep(self.seconds_per_sentence)
+            voice.gain = 1.0
+            self.note(f"calibrate {voice.name} end")
+        return voice.gain
+
+
+@dataclass
 class FakeEngine:
     """Records calls; ``seconds_per_sentence`` makes a synthesis take time (in the thread)."""
 
@@ -79,17 +108,13 @@ class FakeEngine:
     log: list[tuple[float, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        self.voices = FakeLoadedVoices(self._note, self.seconds_per_sentence)
+        """As the engine's LoadedVoices: loading, warm-up and calibration, noted in the log."""
+
     def _note(self, what: str) -> None:
         with self._lock:
             self.log.append((time.monotonic(), what))
-
-    def load_voice(self, voice: VoiceSource | Path, name: str | None = None) -> FakeVoice:
-        source = voice if isinstance(voice, VoiceSource) else hayakoe_source(voice.name, voice)
-        name = name or source.name
-        self._note(f"load {name}")
-        config = source.read_config()
-        speaker = source.speaker_id if source.speaker is not None else config.default_speaker_id
-        return FakeVoice(name, config, source, speaker_id=speaker)
 
     def open_bert(self) -> None:
         if not any(entry == "open bert end" for _, entry in self.log):
@@ -99,19 +124,6 @@ class FakeEngine:
 
     def open_text(self) -> None:
         self._note("open text")
-
-    def warm_up(self, voice: FakeVoice) -> None:
-        self._note(f"warm up {voice.name} start")
-        time.sleep(self.seconds_per_sentence)
-        self._note(f"warm up {voice.name} end")
-
-    def gain(self, voice: FakeVoice) -> float:
-        if voice.gain is None:
-            self._note(f"calibrate {voice.name} start")
-            time.sleep(self.seconds_per_sentence)
-            voice.gain = 1.0
-            self._note(f"calibrate {voice.name} end")
-        return voice.gain
 
     def choose_decoder(self, voice: FakeVoice, mode: str) -> None:
         self._note(f"choose decoder {mode}")

@@ -39,7 +39,7 @@ def _copy_voice(data: Path, name: str) -> Path:
 
 
 def _audio(engine: Engine, folder: Path, params: SynthesisParams = PARAMS) -> np.ndarray:
-    voice = engine.load_voice(folder)
+    voice = engine.voices.load(folder)
     return np.concatenate([piece.audio for piece in float_pieces(engine, voice, TEXT, params)])
 
 
@@ -80,7 +80,7 @@ def test_q8_synthesizer_stands_in_for_an_absent_synthesizer(
     np.testing.assert_array_equal(_audio(whole_engine, folder), tiny_audio)
     # Compiled (split and optimized) from the q8 file just as well.
     split = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path / "cache")
-    assert split.load_voice(folder).decoder is not None
+    assert split.voices.load(folder).decoder is not None
     assert np.max(np.abs(_audio(split, folder) - tiny_audio)) <= 1e-4
 
 
@@ -107,7 +107,7 @@ def test_external_weights_load_and_belong_to_the_cache_key(
     data = _save_with_external_data(synthesizer)
     assert data.stat().st_size > synthesizer.stat().st_size  # the weights moved out
     engine = Engine(TINY_ROOT, threads=1, cache_dir=tmp_path / "cache")
-    assert engine.load_voice(folder).decoder is not None
+    assert engine.voices.load(folder).decoder is not None
     assert np.max(np.abs(_audio(engine, folder) - tiny_audio)) <= 1e-4
 
     source = hayakoe_source("external", folder)
@@ -158,7 +158,7 @@ def test_config_without_version_is_read_as_jp_extra(tmp_path: Path, whole_engine
     del config["version"]
     _write_config(folder, config)
     assert VoiceConfig.read(folder / "config.json").sample_rate == 44100
-    assert whole_engine.load_voice(folder).styles[0] == "Neutral"
+    assert whole_engine.voices.load(folder).styles[0] == "Neutral"
     config["version"] = "2.0"  # a stated version that is not JP-Extra is still refused
     _write_config(folder, config)
     with pytest.raises(ModelFileError, match="JP-Extra"):
@@ -196,14 +196,14 @@ def two_speakers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def test_speaker_ids_are_the_values_of_spk2id(
     two_speakers: Path, whole_engine: Engine, tiny_audio: np.ndarray
 ) -> None:
-    voice = whole_engine.load_voice(two_speakers)
+    voice = whole_engine.voices.load(two_speakers)
     assert voice.speakers == ["a", "b"]
     assert voice.config.default_speaker_id == 3
     # Requests that name no speaker get the voice's first one, not a list position.
     assert request_params(PARAMS, voice, None).speaker_id == 3
     assert request_params(PARAMS, voice, "Happy").speaker_id == 3
     assert request_params(PARAMS, voice, "b").speaker_id == 7
-    assert whole_engine.gain(voice) > 0  # calibration runs with speaker 3
+    assert whole_engine.voices.gain(voice) > 0  # calibration runs with speaker 3
     first = _audio(whole_engine, two_speakers, request_params(PARAMS, voice, None))
     second = _audio(whole_engine, two_speakers, request_params(PARAMS, voice, "b"))
     np.testing.assert_allclose(first, tiny_audio, atol=1e-6)  # row 3 is the original speaker

@@ -60,7 +60,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as cache_name:
         cache = Path(cache_name)
         engine = Engine(args.voice_dir.parents[2], args.threads, cache_dir=cache)
-        voice = engine.load_voice(args.voice_dir)
+        voice = engine.voices.load(args.voice_dir)
         decoder = voice.decoder
         assert decoder is not None
         # The decoder as one graph, compiled like the stages.

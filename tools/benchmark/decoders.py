@@ -81,7 +81,7 @@ def make_fast(root: Path, voice: str, cache: Path, threads: int) -> str:
 def speeds(root: Path, voice: str, cache: Path, threads: int, rounds: int) -> dict[str, float]:
     """Median seconds of the reference and the fast decoder on one latent, in turn."""
     engine = Engine(root, threads=threads, cache_dir=cache)
-    loaded = engine.load_voice(root / "onnx" / "speakers" / voice)
+    loaded = engine.voices.load(root / "onnx" / "speakers" / voice)
     engine.choose_decoder(loaded, "fast")
     fast, reference = loaded.decoder, loaded.reference_decoder
     if fast is None or reference is None or fast is reference:

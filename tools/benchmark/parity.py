@@ -28,13 +28,13 @@ def _ours(root: Path, voice: str, text: str, threads: int, cache_dir: Path | Non
 
     params = SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0)
     engine = Engine(root, threads=threads, cache_dir=cache_dir)
-    loaded = engine.load_voice(root / "onnx" / "speakers" / voice, voice)
+    loaded = engine.voices.load(root / "onnx" / "speakers" / voice, voice)
     parts: list[np.ndarray] = []
     for chunk in float_pieces(engine, loaded, text, params):
         parts.append(np.zeros(chunk.pause_samples, np.float32))
         parts.append(chunk.audio)
     pcm = b"".join(c.pcm for c in pcm_pieces(engine, loaded, text, params))
-    return np.concatenate(parts), pcm, engine.gain(loaded)
+    return np.concatenate(parts), pcm, engine.voices.gain(loaded)
 
 
 def _reference(root: Path, voice: str, text: str, cache_dir: Path) -> np.ndarray:

@@ -19,7 +19,7 @@ writes it into a temporary folder), it is not committed.
 
 The copy has no duration predictor (optional in a voice): the fixture stays at one model.
 It holds no BERT either: load it with the BERT of the voice it was made from, e.g.
-``Engine(tests/fixtures/tiny-voice).load_voice(tests/fixtures/tiny-broken/onnx/speakers/...)``.
+``Engine(tests/fixtures/tiny-voice).voices.load(tests/fixtures/tiny-broken/onnx/speakers/...)``.
 """
 
 from __future__ import annotations

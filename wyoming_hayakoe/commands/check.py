@@ -106,8 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # filled here serves a small board from its first start.
         engine = Engine(store.ensure_bert(), threads=args.threads, cache_dir=cache_dir)
         engine.open_bert()
-        voice = engine.load_voice(source)
-        engine.gain(voice)
+        voice = engine.voices.load(source)
+        engine.voices.gain(voice)
         keep = tuple(args.keep_float) if args.keep_float else None
         engine.choose_decoder(voice, args.decoder, keep)
     except HayakoeError as err:

@@ -33,7 +33,6 @@ from ..text.tokenizer_loader import load_tokenizer
 from ..text.with_reading import TextWithReading
 from ..voices import layout
 from ..voices.config import VoiceConfig
-from ..voices.sources import VoiceSource
 from . import rendering
 from .audio_cache import AudioCache
 from .frontend_state import FrontendState
@@ -123,11 +122,6 @@ class Engine:
                 )
             return self._bert
 
-    def load_voice(self, voice: VoiceSource | Path, name: str | None = None) -> Voice:
-        """Load (once per model file) the voice: its sessions, no synthesis yet. A folder is
-        a HayaKoe voice folder; the speakers of one model share its sessions."""
-        return self.voices.load(voice, name)
-
     def choose_decoder(
         self, voice: Voice, mode: str, keep_float: tuple[str, ...] | None = None
     ) -> DecoderChoice | None:
@@ -139,23 +133,6 @@ class Engine:
             return [sentence.phonemes for sentence in self.prepare(text).sentences]
 
         return self.voices.choose_decoder(voice, mode, prepare, self.features, keep_float)
-
-    def warm_up(self, voice: Voice) -> None:
-        """Decode a little silence, so that the voice's first request is planned on this
-        machine's speed (a no-op once its speed has been seen). Call it where synthesis may
-        run."""
-        self.voices.warm_up(voice)
-
-    def gain(self, voice: Voice) -> float:
-        """The voice's loudness gain, measured on the calibration sentences once (when its
-        models are compiled, or here; then kept with its compiled models). Call it where
-        synthesis may run."""
-        return self.voices.gain(voice)
-
-    def decode_speed(self, voice: Voice) -> float | None:
-        """Seconds of audio the decoder makes per second for ``voice`` on this machine, as
-        the schedule assumes it (conservative); None before it has decoded anything."""
-        return self.voices.decode_speed(voice)
 
     def _calibration(self, config: VoiceConfig, vectors: np.ndarray, speaker: int) -> Calibration:
         """The calibration sentences of a voice's speaker, as synthesizer inputs."""
@@ -242,7 +219,7 @@ class Engine:
         share the machine (default: the continuation's client, alone). ``keep_as``: the
         :meth:`audio_key` the complete audio is kept under (the caller has looked it up in
         :meth:`kept_audio` already: one lookup per request)."""
-        gain = self.gain(voice)
+        gain = self.voices.gain(voice)
         keep = self.audio_cache is not None and keep_as is not None
         produced: list[tuple[str, bytes]] = []
         speed = self.voices.speed(voice)

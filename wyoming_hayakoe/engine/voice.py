@@ -60,7 +60,7 @@ class Voice:
     duration_predictor: ort.InferenceSession | None
     duration_inputs: InputNames | None = None
     gain: float | None = None
-    """Loudness gain, measured once on a calibration sentence (see Engine.gain)."""
+    """Loudness gain, measured once on a calibration sentence (see LoadedVoices.gain)."""
     self_check: SelfCheckResult | None = None
     """How the compiled models compared with the published synthesizer (None: no check)."""
     compiled: Path | None = None
@@ -104,7 +104,7 @@ class Voice:
     ) -> Voice:
         """Load the voice; with a writable ``cache_dir`` its models are compiled once for
         this machine (see compiling/), which checks them on the calibration sentences that
-        ``calibration`` makes (Engine.load_voice gives it). A folder ``source`` is a HayaKoe
+        ``calibration`` makes (the engine's LoadedVoices gives it). A folder ``source`` is a HayaKoe
         voice folder."""
         if isinstance(source, Path):
             from ..voices.sources import hayakoe_source

@@ -73,7 +73,7 @@ class Syntheses:
 
     async def calibrate(self, engine: Engine, voice: Voice) -> None:
         """Measure a voice's loudness: it synthesizes, so it takes a turn as a new request."""
-        await self._in_a_turn(engine.gain, voice)
+        await self._in_a_turn(engine.voices.gain, voice)
 
     def warm_up(self, engine: Engine, voice: Voice) -> None:
         """Warm the voice's decoder up in the background, in the first CPU turn: a request
@@ -85,7 +85,7 @@ class Syntheses:
 
     async def _warm_up(self, engine: Engine, voice: Voice) -> None:
         try:
-            await self._in_a_turn(engine.warm_up, voice)
+            await self._in_a_turn(engine.voices.warm_up, voice)
         except Exception as err:  # the first request learns the speed itself then
             _LOGGER.warning("Warming up the decoder of %s failed: %s", voice.name, err)
 

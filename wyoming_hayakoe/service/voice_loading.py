@@ -266,7 +266,7 @@ class VoiceLoader:
             name: VoiceStatus(
                 voice.self_check.max_difference if voice.self_check else None,
                 voice.self_check.passed if voice.self_check else None,
-                engine.decode_speed(voice) if engine is not None else None,
+                engine.voices.decode_speed(voice) if engine is not None else None,
                 voice.decoder_choice,
             )
             for name, voice in self._voices.items()
@@ -276,4 +276,4 @@ class VoiceLoader:
 def _text_and_voice(engine: Engine, source: VoiceSource) -> Voice:
     """One loading thread's share of a first load: the text front-end, then the voice."""
     engine.open_text()
-    return engine.load_voice(source)
+    return engine.voices.load(source)

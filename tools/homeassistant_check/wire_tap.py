@@ -32,14 +32,20 @@ class Passed:
 
 @dataclass
 class Connection:
-    """The event types of one connection, in the order they passed."""
+    """The events of one connection, in the order they passed."""
 
-    sent: list[str] = field(default_factory=list)
-    """From Home Assistant to the server."""
-    answered: list[str] = field(default_factory=list)
-    """From the server to Home Assistant."""
     timeline: list[Passed] = field(default_factory=list)
-    """Both directions, in the order the relay saw them."""
+    """Both directions, in the order the relay saw them (``?``: a line that was no event)."""
+
+    @property
+    def sent(self) -> list[str]:
+        """The types from Home Assistant to the server."""
+        return [passed.type for passed in self.timeline if passed.sent]
+
+    @property
+    def answered(self) -> list[str]:
+        """The types from the server to Home Assistant."""
+        return [passed.type for passed in self.timeline if not passed.sent]
 
     @property
     def synthesis(self) -> bool:
@@ -100,7 +106,6 @@ async def _copy_events(
     """Copy Wyoming events (a JSON header line, then data and payload of the lengths it
     gives) from ``source`` to ``sink``, noting their types; at the first line that is not a
     header, copy the rest as it comes. Closes ``sink`` when ``source`` ends."""
-    types = connection.sent if sent else connection.answered
     try:
         while line := await source.readline():
             sink.write(line)
@@ -110,9 +115,8 @@ async def _copy_events(
                 payload_length = int(header.get("payload_length") or 0)
                 kind = str(header["type"])
             except (ValueError, TypeError, KeyError, AttributeError):
-                types.append("?")
+                connection.timeline.append(Passed(sent, "?", {}, 0))
                 break
-            types.append(kind)
             data = dict(header.get("data") or {})
             if data_length:
                 extra = await source.readexactly(data_length)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..text.accent import AccentPhrase
 from ..text.explain import TextReading, read_text
 from ..text.frontend import TextFrontend
-from ..text.user_dict import Entry, reading_with_entries
+from ..text.user_dict import Entry, TriedDictionaries
 from ..text.with_reading import sentence_phrases
 from .dictionary import read_entries
 from .workers import Workers
@@ -32,61 +33,73 @@ class TextReadings:
         self._frontend = frontend
         self._workers = workers
         self._dictionary = dictionary
+        self._tried = TriedDictionaries()
+        """Words read before the engine exists, or before they are saved: compiled once."""
 
     async def explain(self, text: str) -> TextReading:
         """The reading of ``text``, its rules naming the lines of the user dictionary's words."""
         frontend = await self._frontend()
-        return await self._workers.read_text(_explain, frontend, text, self._dictionary)
+        return await self._workers.read_text(_explain, self._reading(frontend), text)
 
     async def accent_phrases(self, text: str) -> list[AccentPhrase]:
         """The accent phrases of ``text`` (rewritten as a request's), sentence after sentence."""
         frontend = await self._frontend()
-        return await self._workers.read_text(_accent_phrases, frontend, text, self._dictionary)
+        return await self._workers.read_text(_accent_phrases, self._reading(frontend), text)
 
     async def accent_phrases_with(self, text: str, word: Entry) -> list[AccentPhrase]:
         """The accent phrases of ``text`` as they would be with ``word`` in the dictionary
         (in place of a word of the same surface): nothing is written, and every other reading
         meanwhile goes on with the dictionary in effect."""
-        return await self._workers.read_text(_accent_phrases_with, text, self._dictionary, word)
+        reading = self._reading(None)
+        return await self._workers.read_text(_accent_phrases_with, reading, text, word)
+
+    def _reading(self, frontend: TextFrontend | None) -> _Reading:
+        return _Reading(frontend, self._tried, self._dictionary)
 
 
-def _explain(frontend: TextFrontend | None, text: str, dictionary: Path | None) -> TextReading:
-    entries = _saved(dictionary)
-    with _reading_with(frontend, entries) as reading:
-        return read_text(reading, text, entries)
+@dataclass(frozen=True)
+class _Reading:
+    """What a reading reads with: the engine's front-end (its dictionary in effect), or
+    without an engine a front-end of its own with the dictionary file's words."""
+
+    frontend: TextFrontend | None
+    tried: TriedDictionaries
+    dictionary: Path | None
+
+    def saved(self) -> list[Entry]:
+        return read_entries(self.dictionary) if self.dictionary is not None else []
+
+    @contextmanager
+    def front_end(self, entries: list[Entry]) -> Iterator[TextFrontend]:
+        """The engine's front-end, or one reading with ``entries``."""
+        if self.frontend is not None:
+            yield self.frontend
+            return
+        with self.tried.reading_with(entries):
+            yield TextFrontend(keep_words=_surfaces(entries), smart_home=True)
 
 
-def _saved(dictionary: Path | None) -> list[Entry]:
-    return read_entries(dictionary) if dictionary is not None else []
-
-
-@contextmanager
-def _reading_with(frontend: TextFrontend | None, entries: list[Entry]) -> Iterator[TextFrontend]:
-    """``frontend`` (the engine's, its dictionary in effect), or without an engine a front-end
-    of its own reading with ``entries``."""
-    if frontend is not None:
-        yield frontend
-        return
-    with reading_with_entries(entries):
-        yield TextFrontend(keep_words=_surfaces(entries), smart_home=True)
+def _explain(reading: _Reading, text: str) -> TextReading:
+    entries = reading.saved()
+    with reading.front_end(entries) as frontend:
+        return read_text(frontend, text, entries)
 
 
 def _surfaces(entries: list[Entry]) -> frozenset[str]:
     return frozenset(entry.surface for entry in entries)
 
 
-def _accent_phrases_with(text: str, dictionary: Path | None, word: Entry) -> list[AccentPhrase]:
-    entries = [entry for entry in _saved(dictionary) if entry.surface != word.surface] + [word]
-    with _reading_with(None, entries) as reading:
-        return _phrases(reading, text)
+def _accent_phrases_with(reading: _Reading, text: str, word: Entry) -> list[AccentPhrase]:
+    saved = reading.saved()
+    entries = [entry for entry in saved if entry.surface != word.surface] + [word]
+    with reading.front_end(entries) as frontend:
+        return _phrases(frontend, text)
 
 
-def _accent_phrases(
-    frontend: TextFrontend | None, text: str, dictionary: Path | None
-) -> list[AccentPhrase]:
-    entries = _saved(dictionary) if frontend is None else []  # the engine's are in effect
-    with _reading_with(frontend, entries) as reading:
-        return _phrases(reading, text)
+def _accent_phrases(reading: _Reading, text: str) -> list[AccentPhrase]:
+    entries = reading.saved() if reading.frontend is None else []  # the engine's are in effect
+    with reading.front_end(entries) as frontend:
+        return _phrases(frontend, text)
 
 
 def _phrases(frontend: TextFrontend, text: str) -> list[AccentPhrase]:

@@ -1,6 +1,6 @@
 """``script/benchmark``: this project against the reference, same voice, same threads, one run.
 
-script/benchmark                       # full run, writes BENCHMARKS.md
+script/benchmark                       # full run: its results replace theirs in BENCHMARKS.md
 script/benchmark --voice-root /tmp/full-voice --rounds 3 --threads 2
 script/benchmark --quick --out /tmp/quick.md   # smoke run: two texts, one round
 script/benchmark --several-clients --baseline ../main   # several listeners at once
@@ -28,6 +28,7 @@ from tools.benchmark import (
     offline_mode,
     report,
     runner,
+    sections,
     several,
     voices,
 )
@@ -148,7 +149,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--out",
         type=Path,
         default=voices.REPO / "BENCHMARKS.md",
-        help="report to write (default: BENCHMARKS.md in the repository)",
+        help="the results file whose topic this run replaces, keeping the others "
+        "(default: BENCHMARKS.md in the repository)",
     )
     parser.add_argument(
         "--work",
@@ -212,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     if args.render is not None:
-        _write(from_json(args.render.read_text(encoding="utf-8")), args.out)
+        _write(from_json(args.render.read_text(encoding="utf-8")), args.out, _topic(args))
         return 0
     root = voices.ensure_voice(args.voice_root.resolve(), build=not args.no_build)
     names = voices.voice_names(root)
@@ -302,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "load averages above; medians damp, but do not remove, that noise."
     )
     (work / "results.json").write_text(to_json(res), encoding="utf-8")
-    _write(res, args.out)
+    _write(res, args.out, _topic(args))
     sys.stdout.write(f"Logs and results.json (for --render) in {work}\n")
     return 0
 
@@ -346,9 +348,8 @@ def _several_clients(
     res.settings["load average at end"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     several.save(res, work / "several.json")
     report = several.markdown(res)
-    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "several.md"
-    out.write_text(report, encoding="utf-8")
-    sys.stdout.write(report + f"Wrote {out}; logs in {logs}\n")
+    _write_topic(args.out, "several", "Several clients at once", "--several-clients", report)
+    sys.stdout.write(report + f"Wrote {args.out}; logs in {logs}\n")
     return 0
 
 
@@ -367,9 +368,8 @@ def _decoders_mode(args: argparse.Namespace, root: Path, voice: str, work: Path)
     results.heard = decoders.slow_board_run(root, voice, cache, work, args.rounds)
     report = _conditions(info, "1 and 2 threads; slow board 1 thread", args.repo)
     report += decoders.markdown(results)
-    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "decoders.md"
-    out.write_text(report, encoding="utf-8")
-    sys.stdout.write(report + f"Wrote {out}\n")
+    _write_topic(args.out, "decoders", "The decoders on this CPU", "--decoders", report)
+    sys.stdout.write(report + f"Wrote {args.out}\n")
     return 0
 
 
@@ -411,9 +411,9 @@ def _conversation_mode(args: argparse.Namespace, root: Path, voice: str, work: P
     report = _conditions(info, "slow board, 1 thread", args.repo)
     report += results.markdown() + "\nThe fast decoder:\n\n"
     report += "\n".join(f"    {line}" for line in made.splitlines()) + "\n"
-    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "conversation.md"
-    out.write_text(report, encoding="utf-8")
-    sys.stdout.write(report + f"Wrote {out}\n")
+    heading = "A conversation partner's first sound, measured"
+    _write_topic(args.out, "conversation", heading, "--conversation", report)
+    sys.stdout.write(report + f"Wrote {args.out}\n")
     return 0
 
 
@@ -425,9 +425,9 @@ def _beside_compiling_mode(
     _LOGGER.info("Beside-compiling mode; logs in %s", work)
     results = beside_compiling.run(root, voice, work, threads, args.back_to_back)
     report = _conditions(info, f"{threads} threads", args.repo) + results.markdown()
-    out = args.out if args.out != voices.REPO / "BENCHMARKS.md" else work / "beside.md"
-    out.write_text(report, encoding="utf-8")
-    sys.stdout.write(report + f"Wrote {out}\n")
+    heading = "Requests while the fast decoder is made"
+    _write_topic(args.out, "beside-compiling", heading, "--beside-compiling", report)
+    sys.stdout.write(report + f"Wrote {args.out}\n")
     return 0
 
 
@@ -440,7 +440,19 @@ def _conditions(info: dict[str, str], threads: str, repo: Path) -> str:
     )
 
 
-def _write(res: Results, out: Path) -> None:
-    out.write_text(document.markdown(res), encoding="utf-8")
+def _write_topic(out: Path, topic: str, heading: str, flag: str, report: str) -> None:
+    """A mode's results as its topic of ``out`` (BENCHMARKS.md by default): the other topics
+    are kept."""
+    body = f"## {heading}\n\n`script/benchmark {flag}`: {report}"
+    sections.write_topic(out, topic, body)
+
+
+def _topic(args: argparse.Namespace) -> str:
+    """The topic a timing run writes: on a normal machine, a slow board or a busy core."""
+    return "slow-board" if args.slow_board else "busy-core" if args.busy_core else "speed"
+
+
+def _write(res: Results, out: Path, topic: str) -> None:
+    sections.write_topic(out, topic, document.markdown(res))
     sys.stdout.write(report.table(report.rows(res)) + "\n")
     sys.stdout.write(f"Wrote {out}\n")

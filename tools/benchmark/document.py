@@ -1,4 +1,4 @@
-"""BENCHMARKS.md: machine, method, the table and every raw number."""
+"""BENCHMARKS.md's speed topic: machine, method, the table and every raw number."""
 
 from __future__ import annotations
 
@@ -127,9 +127,7 @@ def _wyoming_bench(res: Results) -> list[str]:
 
 def markdown(res: Results) -> str:
     lines = [
-        "# Benchmarks",
-        "",
-        "Written by `script/benchmark`. Ratio = ours / "
+        "Written by `script/benchmark` (the full run). Ratio = ours / "
         "reference; lower is better except for the speed multiple.",
         "",
     ]

@@ -11,7 +11,8 @@ from tools.benchmark import sections
 from tools.server_process import REPO_ROOT
 
 BENCHMARKS = REPO_ROOT / "BENCHMARKS.md"
-QUOTED = re.compile(r'BENCHMARKS\.md,?\s*\(?"([A-Z][^"]+)"')
+QUOTED = re.compile(r'BENCHMARKS\.md(?:\]\([^)]*\))?\)?,?\s*(?:の\s*)?\(?"([A-Z][^"]+)"')
+"""``BENCHMARKS.md, "a section"``, ``[BENCHMARKS.md](...) ("a section")`` or ``の "a section"``."""
 ALWAYS_WRITTEN = {"Machine", "Settings", "Results", "Texts", "Method", "Raw numbers"}
 """The headings the full run's topic always has: a quote of them survives a run."""
 

@@ -3,8 +3,8 @@
 A real machine's decoder does not keep one speed: another process wakes up, the caches turn
 over. Here the speed is drawn anew every SWING_PERIOD_S around a base (a normal spread of
 SWING), with the schedule planned on the base (as the server plans on what it learned), and
-each case runs over seeded draws on machine_model.py's fake clock. Printed as the table in
-BENCHMARKS.md:
+each case runs over seeded draws on machine_model.py's fake clock. Printed as a table (what
+docs/pacing.md quotes from it):
 
     cd tests/support && PYTHONPATH=../.. ../../.venv/bin/python swinging_speed.py
 

@@ -65,6 +65,6 @@ def test_every_quoted_section_exists_and_survives_a_run() -> None:
     for name, quote in sorted(quoted):
         matching = [h for h in headings if h.startswith(quote)]
         assert matching, f"{name} quotes BENCHMARKS.md, {quote!r}: no such section"
-        assert all(h not in inside or h in ALWAYS_WRITTEN for h in matching), (
+        assert any(h not in inside or h in ALWAYS_WRITTEN for h in matching), (
             f"{name} quotes {quote!r}, which the next benchmark run replaces"
         )

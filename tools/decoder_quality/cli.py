@@ -10,7 +10,7 @@ DIR/decoder.onnx --calibration DIR/calibration --check DIR/check -o OUT.onnx --s
 22050``). ``study`` measures every variant of the grid (variants.py) not yet in DIR/study.json, and
 those named by ``--only`` again, saving after each one (delete the file to start afresh), then
 prints the derivation of the thresholds; ``report`` prints it again from DIR/study.json.
-``--markdown`` writes the BENCHMARKS.md section.
+``--markdown FILE`` writes the study's topic of FILE (BENCHMARKS.md: the other topics kept).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from tools.benchmark import sections
 
 from .derivation import derive, describe, in_short
 from .examples import SETS, prepare
@@ -99,7 +101,8 @@ def _report(study: dict[str, Any], markdown: Path | None) -> None:
         print(line)
     print("Compared: " + in_short(derive(measured, ("tuning",))))
     if markdown is not None:
-        markdown.write_text(section(measured, derivation, study["facts"]), "utf-8")
+        text = section(measured, derivation, study["facts"])
+        sections.write_topic(markdown, "decoder-quality", text)
         print(f"Wrote {markdown}")
 
 
@@ -114,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("folder", type=Path, metavar="DIR")
     for command in (study, report):
         command.add_argument("--markdown", type=Path, metavar="FILE",
-                             help="write the BENCHMARKS.md section there")  # fmt: skip
+                             help="replace the study's topic in FILE")  # fmt: skip
     study.add_argument("--only", nargs="+", metavar="NAME",
                        help="re-measure these variants only (the grid's names)")  # fmt: skip
     study.add_argument("--no-timing", action="store_true", help="skip the speed runs")

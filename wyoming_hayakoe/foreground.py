@@ -4,14 +4,14 @@ A compile child runs at a low priority (compiling/child.py), but on a machine of
 priority is not enough: a request's decoder runs its operators on both cores in step, and
 each step waits for a core the child holds until the scheduler takes it back. Measured on the
 full-size voice, a short request's first audio took 2.9 times as long beside a niced child
-(BENCHMARKS.md). So the service marks each synthesis while it is in progress
+(docs/memory.md). So the service marks each synthesis while it is in progress
 (:meth:`Foreground.begin` / :meth:`Foreground.end`), and every background process registered
 here is stopped (SIGSTOP, at once, from the thread that begins the request) and continued
 (SIGCONT) once no request has been in progress for IDLE_SECONDS.
 
 It is never starved: a process stopped for STOPPED_AT_MOST_SECONDS runs for
 RUN_AT_LEAST_SECONDS whatever the requests, at its low priority, so a machine answering
-requests back to back still finishes its compilation (BENCHMARKS.md has the time it took).
+requests back to back still finishes its compilation.
 The service owns one Foreground and runs its loading work inside ``giving_way_to(it)``; the
 layers below find it with :func:`current_foreground` (with none in effect, nothing stops).
 """

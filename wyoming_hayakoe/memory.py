@@ -25,7 +25,7 @@ SERVING_NEED_PER_MODEL_MB = 0.8
 """Memory (MB) that serving one voice needs per MB of the model files it runs (the BERT, the
 synthesizer, the duration predictor): those weights are mapped or read whole, and one request
 touches all of them. Measured on the full-size voice (files 777 MB), prepared start, one
-request, in a memory cgroup (BENCHMARKS.md, "A first start in 1 GB"): served in 600 MB (0.77
+request, in a memory cgroup (docs/memory.md, "A first start in 1 GB"): served in 600 MB (0.77
 of its files), killed by the OOM killer in its first request in 500 MB (0.64). 0.8 rounds the
 limit that worked up, for the margin: a warning where it would have served is cheaper than a
 kill without one."""

@@ -103,7 +103,7 @@ def give_way() -> None:
     A child leads a session of its own (children.py). Where the kernel schedules each
     session as one group (autogroup, as on this machine), a niceness weighs only inside the
     group, and the child's group shared the CPU equally with the server's: a decoding took
-    3.4 times as long beside two such children (BENCHMARKS.md). So the group's niceness is
+    3.4 times as long beside two such children (docs/memory.md). So the group's niceness is
     lowered too, which any process may do to its own."""
     with contextlib.suppress(OSError):
         os.nice(GIVE_WAY_NICENESS)

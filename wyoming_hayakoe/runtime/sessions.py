@@ -102,7 +102,7 @@ def _register_shared_arena() -> None:
     stages window by window), so one arena reused by all holds the largest single need. With
     an arena each, the six decoder stages kept their own largest buffers (2.3 GB after a long
     sentence); with none, glibc kept the freed buffers anyway and each window faulted fresh
-    pages in (BENCHMARKS.md, "One arena for every model")."""
+    pages in (docs/memory.md, "One arena for every model")."""
     global _shared_arena_registered
     with _SHARED_ARENA_LOCK:
         if _shared_arena_registered:

@@ -10,7 +10,7 @@ folding. Here the same nodes run in a session of their own, without optimization
 mapped from the data file (see external_weights): intermediates are freed as soon as they are
 read, and only the results (88 MB) are kept. ONNX Runtime's CPU kernels compute them, as in
 its own folding, so the optimized model is the same (its outputs equal bit for bit,
-BENCHMARKS.md "A first start in 1 GB"); the optimizer then has nothing large left to fold.
+docs/memory.md, "A first start in 1 GB"); the optimizer then has nothing large left to fold.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ offset). Read whole, it costs its size twice on the heap: the file's bytes and t
 protobuf (1.1 GB for the 570 MB BERT), and ONNX Runtime copies every weight once more. With
 the weights in a data file at aligned offsets, ONNX Runtime maps them from the page cache
 (memory the kernel can take back) and the graph alone is a few MB: the graph edits and
-checks of a first start then run in about a fifth of the memory (BENCHMARKS.md, "A first
+checks of a first start then run in about a fifth of the memory (docs/memory.md, "A first
 start in 1 GB").
 
 Here a model is taken apart without ever holding it whole: the protobuf is walked on a

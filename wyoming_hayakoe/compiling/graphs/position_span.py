@@ -14,7 +14,7 @@ Here each constant is stored column by column and sliced to the columns the indi
 (their minimum to their maximum, computed from the indices themselves at run time), and the
 indices are shifted by the minimum. Every column is its own dot product, so the output is the
 same; a short sentence's BERT run takes about 40 % less time, and a slice is one contiguous
-read, so the server maps less of the file (BENCHMARKS.md, "The BERT reads only the positions
+read, so the server maps less of the file (docs/memory.md, "The BERT reads only the positions
 it needs").
 """
 

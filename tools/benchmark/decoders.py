@@ -3,7 +3,7 @@
 
 1. *Made*: ``commands.check --decoder fast`` with every layer group but those at the audio
    rate in int8 (``--keep-float 'stage 4' conv_post``): the split a real trained decoder's
-   measurements support (BENCHMARKS.md, "A fast decoder"); the synthetic voice's random
+   measurements support (docs/fast-decoder.md); the synthetic voice's random
    weights make its own sensitivity meaningless.
 2. *Speed*: both decoders opened here, timed in turn on one latent of the voice's front in the
    growing windows requests start with, at 1 and 2 threads.

@@ -17,7 +17,7 @@ them).
 - variants.py makes every variant by the product's VariantMaker (no quantizing here) and times
   it against FP32.
 - derivation.py derives the thresholds: the largest distance with no counterexample.
-- report.py writes the BENCHMARKS.md section; cli.py is the command line.
+- report.py writes the study's topic of BENCHMARKS.md; cli.py is the command line.
 
 tests/devtools/test_decoder_quality.py runs the product's gate against this oracle.
 """

@@ -16,7 +16,7 @@ calibration and tuning sets (the calibration's sentences are not those it hears 
 pair of distance and PESQ holds whatever the ranges were set on); the check set, which nothing
 was chosen on, then says whether the rule holds there too. Derived on the tuning set alone (32
 sentences) the rule came out 0.25-0.3 dB looser and had counterexamples on the check set: the
-more sentences, the closer the counterexamples found (BENCHMARKS.md, "A fast decoder").
+more sentences, the closer the counterexamples found (docs/fast-decoder.md).
 """
 
 from __future__ import annotations

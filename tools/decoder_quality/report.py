@@ -1,4 +1,4 @@
-"""The study as a BENCHMARKS.md section: every variant's speed and quality, the derivation."""
+"""The study as its topic of BENCHMARKS.md: every variant's speed and quality, the derivation."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ The decoder (a HiFi-GAN generator at 44.1 kHz) is 85-90 % of a sentence's work; 
 Raspberry Pi decodes slower than speech. Integer convolutions halve that time where the
 activations can bear 8 bits, and a real trained decoder showed where they cannot: at the
 audio rate (the last stage's few channels and conv_post, which feeds tanh), 8-bit activations
-are heard; weights in int8 are not (BENCHMARKS.md, "A fast decoder").
+are heard; weights in int8 are not (docs/fast-decoder.md).
 
 What is made here works on the generator graph alone (generator.py finds its layers by name),
 for any VITS-family decoder: Style-Bert-VITS2's, Piper's. make.py runs the steps: activation

@@ -67,8 +67,8 @@ class Generator:
     @property
     def audio_rate(self) -> tuple[str, ...]:
         """The groups that run at the audio rate: the last stage and conv_post. Measured on a
-        real trained decoder, 8-bit activations there cost the most (BENCHMARKS.md, "A fast
-        decoder"): the default split keeps them in float."""
+        real trained decoder, 8-bit activations there cost the most (docs/fast-decoder.md): the
+        default split keeps them in float."""
         return tuple(g.name for g in self.groups if g.rate == self.groups[-1].rate)
 
     def convs(self, names: tuple[str, ...] | list[str]) -> list[str]:

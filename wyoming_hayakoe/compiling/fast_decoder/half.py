@@ -1,7 +1,7 @@
 """Half precision for the layer groups that 8-bit activations hurt, where the CPU computes it.
 
 The audio-rate groups (the last stage's residual blocks and conv_post) stay FP32 in the int8
-variant: 8-bit activations there are heard (BENCHMARKS.md, "A fast decoder"). ARMv8.2 CPUs
+variant: 8-bit activations there are heard (docs/fast-decoder.md). ARMv8.2 CPUs
 with FP16 arithmetic (the Raspberry Pi 5's Cortex-A76, Home Assistant Green's Cortex-A55) run
 ONNX Runtime's FP16 convolutions (NhwcFusedConv, with LeakyReLU fused) at twice the lanes of
 FP32, with an 11-bit mantissa instead of 8-bit steps. Whether that is faster and good enough

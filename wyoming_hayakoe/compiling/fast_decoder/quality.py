@@ -5,8 +5,8 @@ The log-mel distance: both signals' power on 80 mel bands from 0 to 8 kHz (what 
 in 46 ms frames every 11.6 ms at any sample rate, in dB with a floor 80 dB below the
 reference's loudest band; per frame the RMS over the bands of the difference, averaged over
 the frames. Identical audio gives 0. Its thresholds come from PESQ-WB measured on a real trained
-decoder of the same family against its own FP32 output (tools/decoder_quality, BENCHMARKS.md
-"A fast decoder": 27 variants, 1,944 sentences, rank correlation -0.95 per sentence): where
+decoder of the same family against its own FP32 output (tools/decoder_quality, docs/fast-decoder.md:
+27 variants, 1,944 sentences, rank correlation -0.95 per sentence): where
 the distance is below them, PESQ stayed above the targets. A plain SNR would not do: it stays
 about 20 dB where PESQ is 4.6 and where it is 2.5.
 """
@@ -28,11 +28,11 @@ FLOOR_DB = 80.0
 
 MEAN_THRESHOLD_DB = 1.6
 """Largest mean distance over the check sentences that passes: every variant of the real
-decoder within it had mean PESQ-WB 4.2 or more (the closest under 4.2: 1.63 dB; BENCHMARKS.md
-"A fast decoder")."""
+decoder within it had mean PESQ-WB 4.2 or more (the closest under 4.2: 1.63 dB;
+docs/fast-decoder.md)."""
 WORST_THRESHOLD_DB = 1.5
 """Largest distance of any one check sentence that passes: every sentence within it had
-PESQ-WB 4.0 or more (the closest under 4.0: 1.51 dB; BENCHMARKS.md "A fast decoder")."""
+PESQ-WB 4.0 or more (the closest under 4.0: 1.51 dB; docs/fast-decoder.md)."""
 
 
 def log_mel_distance(reference: np.ndarray, candidate: np.ndarray, sample_rate: int) -> float:

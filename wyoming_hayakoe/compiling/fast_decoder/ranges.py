@@ -7,7 +7,7 @@ one histogram per tensor is filled as each calibration chunk runs, and dropped w
 memory is one chunk's activations, whatever the number of chunks. The range keeps a share of
 the values out at each end apart (asymmetric percentiles): a conv's rare peaks, clipped, cost
 less than the coarser steps that taking them in would give every other value (measured on a
-real trained decoder: BENCHMARKS.md, "A fast decoder").
+real trained decoder: docs/fast-decoder.md).
 """
 
 from __future__ import annotations

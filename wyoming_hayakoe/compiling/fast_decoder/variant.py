@@ -33,7 +33,7 @@ trained decoder with every other setting fixed: 99.995-99.98 alike, 99.95 worse.
 OUTPUT_PERCENTILE = 99.95
 """Share of a conv's output values inside its range: the residual branch, whose rare peaks
 clipped cost less than coarser steps for all the rest (99.999: PESQ 4.06, 99.95: 4.33, 99.5:
-4.18 on the same split; BENCHMARKS.md, "A fast decoder")."""
+4.18 on the same split; docs/fast-decoder.md)."""
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,6 @@ def dictionary_engine(tmp_path: Path) -> Iterator[Engine]:
     finally:
         path.unlink(missing_ok=True)
         engine.refresh_user_dictionary()
-        assert engine.frontend_state.user_dictionary is not None
-        engine.frontend_state.user_dictionary.close()
 
 
 def test_audio_begun_before_a_dictionary_edit_is_not_served_after_it(

@@ -9,7 +9,10 @@ from the list, their numbers spelled by ``tools/kana_readings.py``.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -128,6 +131,28 @@ def test_the_lexicon_holds_only_what_openjtalk_would_cut() -> None:
     rows = mecab_rows(())
     assert [row[0] for row in rows] == [unicodedata.normalize("NFKC", b.reading) for b in lexicon()]
     assert {b.name for b in lexicon()} >= {"Sonos", "Qrio", "Canon", "Remo mini"}
+
+
+def test_the_lexicon_in_effect_leaves_no_file_behind(tmp_path: Path) -> None:
+    """OpenJTalk keeps the lexicon it opened, so its files go at once, and a user dictionary
+    without words makes no folder: a server killed later leaves nothing in the temporary
+    folder, and the brands still read as one phrase."""
+    brand = next(b for b in lexicon() if b.context != "device")
+    script = (
+        "from wyoming_hayakoe.text.accent import accent_phrases\n"
+        "from wyoming_hayakoe.text.frontend import TextFrontend\n"
+        "smart = TextFrontend(smart_home=True)\n"
+        f"first = accent_phrases(smart.normalize('{brand.name}の電源を入れました。'))[0]\n"
+        "print(''.join(m.kana for m in first.morae), flush=True)\n"
+        "from pathlib import Path; from wyoming_hayakoe.text.user_dict import UserDictionary\n"
+        f"words = UserDictionary(Path({str(tmp_path)!r}) / 'no-words.csv'); words.refresh()\n"
+        "import os; os._exit(0)  # as a killed server ends: no clean-up at exit\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    assert done.stdout.strip() == brand.reading + "ノ"
+    assert list(tmp_path.glob("hayakoe-*")) == []  # (a library keeps a session file there)
 
 
 def test_a_malformed_list_line_is_named(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,16 +42,12 @@ def user_dictionary(tmp_path: Path) -> Iterator[UserDictionary]:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     before = _reading(TextFrontend(smart_home=True), PROBE)
-    dictionary = UserDictionary(
-        user_dictionary_path(data_dir, USER_DICTIONARY_FILE), work_dir=tmp_path / "work"
-    )
-    (tmp_path / "work").mkdir()
+    dictionary = UserDictionary(user_dictionary_path(data_dir, USER_DICTIONARY_FILE))
     try:
         yield dictionary
     finally:
         dictionary.path.unlink(missing_ok=True)
         dictionary.refresh()
-        dictionary.close()
         assert dictionary.surfaces == frozenset()
         assert _reading(TextFrontend(smart_home=True), PROBE) == before, "words left behind"
 
@@ -159,13 +156,19 @@ def test_concurrent_refreshes_and_readings(user_dictionary: UserDictionary) -> N
     assert _reading(frontend, PROBE) == new
 
 
-def test_compiled_files_are_complete_and_cleaned(user_dictionary: UserDictionary) -> None:
-    work_dir = user_dictionary._work_dir
-    for reading in ("ハヤコエ", "ハヤコーエ"):
-        _write(user_dictionary.path, f"HayaKoe,{reading},0")
+def test_compiled_files_go_once_the_words_are_in_effect(
+    user_dictionary: UserDictionary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenJTalk keeps the dictionary it opened: nothing compiled stays on disk, where a
+    server killed later would leave it."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    frontend = TextFrontend(smart_home=True)
+    for reading in ("ゲンカングチ", "ゲンカンマエ"):
+        _write(user_dictionary.path, f"玄関,{reading},1")
         assert user_dictionary.refresh()
-        files = sorted(p.name for p in work_dir.iterdir())
-        assert len(files) == 1 and files[0].endswith(".dic"), files  # no csv, no partial file
+        assert f"ガ{reading}デ" in _reading(frontend, PROBE)
+        assert list((tmp_path / "tmp").iterdir()) == []
 
 
 def test_parse_entries_format(caplog: pytest.LogCaptureFixture) -> None:
@@ -208,13 +211,10 @@ def test_a_symlink_out_of_the_data_dir_is_refused(
     path = user_dictionary_path(data_dir, USER_DICTIONARY_FILE)
     path.symlink_to(outside)
     dictionary = UserDictionary(path)
-    try:
-        with caplog.at_level(logging.ERROR):
-            assert not dictionary.refresh()
-        assert dictionary.surfaces == frozenset()
-        assert "leads out of the data dir" in caplog.text
-    finally:
-        dictionary.close()
+    with caplog.at_level(logging.ERROR):
+        assert not dictionary.refresh()
+    assert dictionary.surfaces == frozenset()
+    assert "leads out of the data dir" in caplog.text
 
 
 def test_reading_shows_the_rewriting_and_the_user_dictionary(tmp_path: Path) -> None:

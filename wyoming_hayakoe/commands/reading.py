@@ -75,7 +75,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     tokenizer_dir = _tokenizer_dir(parser, args)
-    dictionary: UserDictionary | None = None
     try:
         dictionary = UserDictionary(user_dictionary_path(args.data_dir, USER_DICTIONARY_FILE))
         dictionary.refresh()  # bad lines are logged on stderr
@@ -88,9 +87,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HayakoeError as err:
         sys.stderr.write(f"error: {err}\n")
         return 1
-    finally:
-        if dictionary is not None:
-            dictionary.close()
     if args.json:
         sys.stdout.write(json.dumps(_report(reading, dictionary, token_ids), ensure_ascii=False))
         sys.stdout.write("\n")

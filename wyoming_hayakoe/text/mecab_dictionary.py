@@ -142,7 +142,6 @@ class _Lexicon:
     """Whether a dictionary of ours (all hold the brand lexicon) is in effect."""
 
     installed: bool = False
-    directory: tempfile.TemporaryDirectory[str] | None = None
 
 
 _LEXICON = _Lexicon()
@@ -155,12 +154,14 @@ def install_brand_lexicon() -> None:
         if _LEXICON.installed:
             return
         _LEXICON.installed = True  # a failure is logged once, not retried at every front-end
-        _LEXICON.directory = tempfile.TemporaryDirectory(prefix="hayakoe-lexicon-")
-        folder = Path(_LEXICON.directory.name)
-        try:
-            install(mecab_rows((), EMPTY_SURFACE), folder / "lexicon.csv", folder / "lexicon.dic")
-        except HayakoeError as err:
-            _LOGGER.error("%s; brand names are read as OpenJTalk cuts them", err)
+        # Deleted once loaded: OpenJTalk keeps the file it opened (POSIX), and a server that
+        # is killed leaves nothing behind.
+        with tempfile.TemporaryDirectory(prefix="hayakoe-lexicon-") as name:
+            csv_path, dic_path = Path(name) / "lexicon.csv", Path(name) / "lexicon.dic"
+            try:
+                install(mecab_rows((), EMPTY_SURFACE), csv_path, dic_path)
+            except HayakoeError as err:
+                _LOGGER.error("%s; brand names are read as OpenJTalk cuts them", err)
 
 
 def install(rows: list[list[str]], csv_path: Path, dic_path: Path) -> None:

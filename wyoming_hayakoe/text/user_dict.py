@@ -181,15 +181,11 @@ class UserDictionary:
     words. Use one instance per process: pyopenjtalk holds a single dictionary.
     """
 
-    def __init__(self, path: Path, work_dir: Path | None = None) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
         self._data_dir = path.parent
-        self._own_dir = None if work_dir else tempfile.TemporaryDirectory(prefix="hayakoe-dict-")
-        self._work_dir = work_dir or Path(self._own_dir.name)  # type: ignore[union-attr]
         self._signature: _Signature | None = None
         self._entries: tuple[Entry, ...] = ()
-        self._generation = 0
-        self._current: Path | None = None
 
     @property
     def entries(self) -> tuple[Entry, ...]:
@@ -223,11 +219,6 @@ class UserDictionary:
             _LOGGER.info("User dictionary %s: %d words in effect", self.path, len(entries))
             return True
 
-    def close(self) -> None:
-        """Delete the compiled files (the words stay in effect until the process ends)."""
-        if self._own_dir is not None:
-            self._own_dir.cleanup()
-
     def _stat(self) -> _Signature:
         try:
             _check_inside(self.path, self._data_dir)
@@ -249,11 +240,8 @@ class UserDictionary:
         return tuple(parse_entries(text, str(self.path)))
 
     def _apply(self, entries: tuple[Entry, ...]) -> None:
-        self._generation += 1
-        csv_path = self._work_dir / f"user-{self._generation}.csv"
-        dic_path = self._work_dir / f"user-{self._generation}.dic"
-        install(mecab_rows(entries, empty_surface=EMPTY_SURFACE), csv_path, dic_path)
-        previous, self._current = self._current, dic_path
-        if previous is not None:
-            with contextlib.suppress(OSError):  # POSIX: OpenJTalk keeps what it has open
-                previous.unlink()
+        # Compiled, loaded, deleted: OpenJTalk keeps the file it opened (POSIX), so nothing
+        # stays behind, even when the server is killed.
+        with tempfile.TemporaryDirectory(prefix="hayakoe-dict-") as name:
+            rows = mecab_rows(entries, empty_surface=EMPTY_SURFACE)
+            install(rows, Path(name) / "user.csv", Path(name) / "user.dic")

@@ -103,13 +103,10 @@ def forget_user_words(path: Path | None) -> None:
     if path is None or not path.exists():
         return
     dictionary = UserDictionary(path)
-    try:
-        path.write_text("玄関,ゲンカン,1\n", encoding="utf-8")
-        dictionary.refresh()  # one known state...
-        path.unlink()
-        dictionary.refresh()  # ...then none: the empty dictionary is applied
-    finally:
-        dictionary.close()
+    path.write_text("玄関,ゲンカン,1\n", encoding="utf-8")
+    dictionary.refresh()  # one known state...
+    path.unlink()
+    dictionary.refresh()  # ...then none: the empty dictionary is applied
 
 
 @asynccontextmanager
@@ -170,14 +167,14 @@ def model_cache_fixture() -> Any:
     return model_cache
 
 
-def api_site_fixture() -> Any:
+def api_site_fixture(params: SynthesisParams | None = None) -> Any:
     """A module's ``site`` fixture: :func:`api_site` on the test's own data dir."""
 
     @pytest.fixture
     async def site(
         tmp_path: Path, model_cache: Path
     ) -> AsyncIterator[tuple[WebFixture, TestClient]]:
-        async with api_site(tmp_path, model_cache) as served:
+        async with api_site(tmp_path, model_cache, params) as served:
             yield served
 
     return site

@@ -220,7 +220,7 @@ class Engine:
         :meth:`audio_key` the complete audio is kept under (the caller has looked it up in
         :meth:`kept_audio` already: one lookup per request)."""
         gain = self.voices.gain(voice)
-        keep = self.audio_cache is not None and keep_as is not None
+        cache = self.audio_cache if keep_as is not None else None  # None: nothing kept
         produced: list[tuple[str, bytes]] = []
         speed = self.voices.speed(voice)
         steps = rendering.render_steps(
@@ -231,14 +231,14 @@ class Engine:
                 yield None
                 continue
             audio = pcm.silence_pcm16(piece.pause_samples) + pcm.to_pcm16(piece.audio, gain)
-            if keep and piece.text:  # not the silence that opened a held-back reply
+            if cache is not None and piece.text:  # not the silence that opened a held-back reply
                 produced.append((piece.text, audio))
             yield PcmPiece(piece.text, audio)
         # Only complete audio is kept: a generator closed early never gets here. Audio read
         # before a dictionary edit is not: its key is never asked for again.
         current = prepared.dictionary_generation == self.dictionary_generation
-        if self.audio_cache is not None and keep_as is not None and current:
-            self.audio_cache.put(keep_as, produced)
+        if cache is not None and current:
+            cache.put(keep_as, produced)
 
     def features(self, phonemes: Phonemes) -> np.ndarray:
         """BERT features of one prepared text, ``[hidden, phones]``."""

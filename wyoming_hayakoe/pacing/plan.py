@@ -66,17 +66,19 @@ def plan_windows(
     decoding = Decoding(frame_seconds, max(speed, 1e-3), cut_frames)
     sentence = [SimulatedSentence(frames, audible)]
 
-    def simulate_hold(hold: int) -> tuple[Run, bool]:
-        """The run, and whether it leaves a gap: a late first window after a lead is silence
-        after sound, unless the plan holds back on purpose (then a longer pause between
-        sentences); with no lead, a late start is the pre-roll."""
-        run = simulate(sentence, decoding, lead, hold, delay)
-        return run, run.gap or (run.late_start and lead > 0 and hold == 0)
+    def simulate_hold(hold: int) -> Run:
+        return simulate(sentence, decoding, lead, hold, delay)
+
+    def gaps(run: Run, hold: int) -> bool:
+        """Whether ``run`` leaves a gap: a late first window after a lead is silence after
+        sound, unless the plan holds back on purpose (then a longer pause between sentences);
+        with no lead, a late start is the pre-roll."""
+        return run.gap or (run.late_start and lead > 0 and hold == 0)
 
     if lead > 0:
         # Sound is playing: each window as large as the lead allows, sent as it comes.
-        as_they_come, gap = simulate_hold(0)
-        if not gap:
+        as_they_come = simulate_hold(0)
+        if not gaps(as_they_come, 0):
             return Plan(as_they_come.windows, as_they_come.first_sound, decoding.speed, lead)
     smallest = next(
         (known for known in range(1, frames + 1) if audible(known) >= MIN_WINDOW_FRAMES), frames
@@ -86,13 +88,15 @@ def plan_windows(
     # and the first working size. Holding back the whole sentence never gaps (one release, and
     # a late start after a lead is a longer pause), so the scan always ends with a plan.
     failed, hold = smallest - 1, smallest
-    while (trial := simulate_hold(hold))[1] and hold < frames:
+    best = simulate_hold(hold)
+    while gaps(best, hold) and hold < frames:
         failed, hold = hold, min(frames, hold + max(1, hold // 8))
-    best, high = trial[0], hold
+        best = simulate_hold(hold)
+    high = hold
     while high - failed > 1:
         middle = (failed + high) // 2
-        run, gap = simulate_hold(middle)
-        if gap:
+        run = simulate_hold(middle)
+        if gaps(run, middle):
             failed = middle
         else:
             best, high = run, middle

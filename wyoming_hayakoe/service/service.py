@@ -68,7 +68,6 @@ class TtsService:
             self._engine,
             self._syntheses,
             availability,
-            refresh_voices=self.refresh_voices,
         )
         """Which voice and style a request means, loaded once; the default voice's bring-up;
         each voice's state (the server's log and the web page show it)."""

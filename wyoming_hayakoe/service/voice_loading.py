@@ -15,7 +15,6 @@ import dataclasses
 import logging
 import time
 import typing
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..engine import DecoderChoice, Engine, SynthesisParams, Voice
@@ -77,7 +76,6 @@ class VoiceLoader:
         engine: SharedEngine,
         syntheses: Syntheses,
         availability: Availabilities,
-        refresh_voices: Callable[[], Awaitable[None]],
     ) -> None:
         self._store = store
         self._settings = settings
@@ -87,10 +85,13 @@ class VoiceLoader:
         self._engine = engine
         self._syntheses = syntheses
         self._availability = availability
-        self._refresh_voices = refresh_voices
         self._voices: dict[str, Voice] = {}
         self._voice_locks: dict[str, asyncio.Lock] = {}
         self._choosing: set[asyncio.Task[None]] = set()
+
+    async def _look_again(self) -> None:
+        """Look at the data dirs again (a voice may have been copied in), off the event loop."""
+        await self._workers.load(self._names.rescan)
 
     async def bring_up_default_voice(self) -> Voice:
         """Load the shared BERT and the default voice, downloading them if allowed; while
@@ -154,7 +155,7 @@ class VoiceLoader:
         wanted = name or self._settings.default_voice
         choice = self._names.lookup(wanted, self._voices)
         if choice is None:  # a voice copied into a data dir since the last look?
-            await self._refresh_voices()
+            await self._look_again()
             choice = self._names.lookup(wanted, self._voices)
         if choice is None:
             message = self._names.unknown_voice_message
@@ -204,7 +205,7 @@ class VoiceLoader:
                 self._voices[name] = voice
                 self._availability.available(name)
                 if not any(e.name == name and e.installed for e in self._names.entries):
-                    await self._refresh_voices()  # "installed" changed
+                    await self._look_again()  # "installed" changed
                 _LOGGER.info(
                     "Loaded voice %s (%s Hz, styles: %s)",
                     name,

@@ -19,6 +19,15 @@ def test_a_late_chunk_makes_the_listener_wait() -> None:
     assert heard.end_s == pytest.approx(7.0)
 
 
+def test_the_wait_after_an_opening_silence_is_not_a_silence_but_one_after_sound_is() -> None:
+    # 0.1 s of silence at once, the first words 2 s later, then a late chunk
+    chunks = [(0.0, 0.1), (2.1, 1.0), (3.6, 0.5)]
+    heard = listen(chunks, first_sound=1)
+    assert heard.longest_silence_s == pytest.approx(0.5)  # 3.1 until 3.6, not 0.1 until 2.1
+    assert heard.end_s == pytest.approx(4.1)
+    assert listen(chunks).longest_silence_s == pytest.approx(2.0)
+
+
 def test_nothing_heard() -> None:
     assert listen([]).end_s == 0.0
 

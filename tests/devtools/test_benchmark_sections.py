@@ -13,8 +13,8 @@ from tools.server_process import REPO_ROOT
 BENCHMARKS = REPO_ROOT / "BENCHMARKS.md"
 QUOTED = re.compile(r'BENCHMARKS\.md(?:\]\([^)]*\))?\)?,?\s*(?:の\s*)?\(?"([A-Z][^"]+)"')
 """``BENCHMARKS.md, "a section"``, ``[BENCHMARKS.md](...) ("a section")`` or ``の "a section"``."""
-ALWAYS_WRITTEN = {"Machine", "Settings", "Results", "Texts", "Method", "Raw numbers"}
-"""The headings the full run's topic always has: a quote of them survives a run."""
+ALWAYS_WRITTEN = set(sections.TITLES.values())
+"""The headings every run of a topic writes (its title): a quote of them survives a run."""
 
 
 def blocks(document: str) -> dict[str, str]:
@@ -36,15 +36,29 @@ def test_a_run_replaces_its_topic_and_keeps_every_other_line() -> None:
     assert sections.replace_topic(after, "speed", body) == after  # a second run, the same
 
 
-def test_a_new_topic_is_added_and_the_others_stay(tmp_path: Path) -> None:
+def test_a_new_topic_is_added_in_its_place_and_the_others_stay(tmp_path: Path) -> None:
     out = tmp_path / "results.md"
     sections.write_topic(out, "speed", "## Results\n\nfirst")
     sections.write_topic(out, "conversation", "## A conversation\n\nsecond")
+    sections.write_topic(out, "decoders", "## Decoders\n\nfourth")
     sections.write_topic(out, "speed", "## Results\n\nthird")
     text = out.read_text(encoding="utf-8")
     assert text.startswith(sections.TITLE)
-    assert sections.topics(text) == ["speed", "conversation"]
-    assert "third" in text and "second" in text and "first" not in text
+    assert sections.topics(text) == ["speed", "decoders", "conversation"]
+    assert "third" in text and "second" in text and "fourth" in text and "first" not in text
+
+
+def test_the_file_is_its_topics_each_under_its_title_and_command() -> None:
+    """Nothing in BENCHMARKS.md but what a run wrote: outside the topics only the title and
+    the introduction; each topic opens with its title and the command that wrote it."""
+    document = BENCHMARKS.read_text(encoding="utf-8")
+    outside = document
+    for topic, block in blocks(document).items():
+        outside = outside.replace(block + sections.end(topic), "")
+        lines = block.splitlines()
+        assert lines[1] == f"## {sections.TITLES[topic]}", lines[1]
+        assert re.match(r"^`(script/benchmark|python -m tools\.)[^`]*`: \d{4}-\d\d-\d\d", lines[3])
+    assert outside.split() == f"{sections.TITLE}\n\n{sections.INTRODUCTION}".split()
 
 
 def test_every_quoted_section_exists_and_survives_a_run() -> None:

@@ -5,8 +5,9 @@
    rate in int8 (``--keep-float 'stage 4' conv_post``): the split a real trained decoder's
    measurements support (docs/fast-decoder.md); the synthetic voice's random
    weights make its own sensitivity meaningless.
-2. *Speed*: both decoders opened here, timed in turn on one latent of the voice's front in the
-   growing windows requests start with, at 1 and 2 threads.
+2. *Speed*: both decoders timed in turn on one latent of the voice's front in the growing
+   windows requests start with, at 1 and 2 threads, on this CPU and, where it has VNNI, on
+   the same seen as an AVX2 CPU (decoder_speed.py: the fast decoder is made for each).
 3. *A slow board* (slow_board.py, 1 thread): our server with ``--decoder reference``, then with
    ``--decoder fast``, each asked a one-word request first, then a single long sentence and a
    three-sentence text; what a client that plays chunks on arrival hears: its first sound,
@@ -57,10 +58,17 @@ class Heard:
 
 
 @dataclass
-class DecoderResults:
-    speed: dict[int, dict[str, float]] = field(default_factory=dict)
+class Measured:
+    made: str
+    """What the server's check said of the decoder it made (its choice and precision)."""
+    speed: dict[int, dict[str, float]]
     """Threads -> median seconds of each decoder, and the audio seconds."""
-    made: str = ""
+
+
+@dataclass
+class DecoderResults:
+    cpus: dict[str, Measured] = field(default_factory=dict)
+    """How each CPU (decoder_speed.cpus) made and timed its fast decoder."""
     heard: dict[str, dict[str, list[Heard]]] = field(default_factory=dict)
     """Decoder -> text -> each round."""
 
@@ -148,18 +156,26 @@ def _heard(sample: Sample) -> Heard:
 
 
 def markdown(results: DecoderResults) -> str:
-    lines = ["| threads | reference | fast | fast / reference |", "|---|---|---|---|"]
-    for threads, timed in sorted(results.speed.items()):
-        lines.append(
-            f"| {threads} | {timed['reference']:.3f} s | {timed['fast']:.3f} s | "
-            f"{timed['fast'] / timed['reference']:.2f} |"
-        )
-    lines += ["", f"Audio timed: {next(iter(results.speed.values()))['audio']:.2f} s. Made:", ""]
-    lines += [f"    {line}" for line in results.made.splitlines()]
+    lines = ["| CPU | threads | reference | fast | fast / reference |", "|---|---|---|---|---|"]
+    for cpu, measured in results.cpus.items():
+        for threads, timed in sorted(measured.speed.items()):
+            lines.append(
+                f"| {cpu} | {threads} | {timed['reference']:.3f} s | {timed['fast']:.3f} s | "
+                f"{timed['fast'] / timed['reference']:.2f} |"
+            )
+    audio = next(iter(next(iter(results.cpus.values())).speed.values()))["audio"]
+    lines += ["", f"Audio timed: {audio:.2f} s, median of the rounds. What was made:", ""]
+    for cpu, measured in results.cpus.items():
+        made = [line.strip() for line in measured.made.splitlines() if "fast decoder:" in line]
+        lines.append(f"- {cpu}: {made[0] if made else measured.made.splitlines()[0]}")
     lines += [
         "",
-        "| decoder | text | audio | first sound | ideal start | first sound after it "
-        "| longest wait | waits in speech |",
+        "A simulated slow board (this CPU, 1 thread beside a busy loop): what a client that "
+        "plays chunks on arrival hears after a one-word request; ideal start: when a schedule "
+        "that knew the speed could start.",
+        "",
+        "| decoder | text | audio | first sound | ideal start | after it | longest wait "
+        "| waits in speech |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for mode, texts in results.heard.items():

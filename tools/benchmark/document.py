@@ -1,151 +1,158 @@
-"""BENCHMARKS.md's speed topic: machine, method, the table and every raw number."""
+"""BENCHMARKS.md's speed topic: the run's conditions, the figures, every raw number.
+
+How each figure is measured is docs/benchmarking.md ("The full run"); this module only writes
+what one run measured.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
+from tools.benchmark.ours import Sample
 from tools.benchmark.report import median, rows, table
-from tools.benchmark.results import Results
+from tools.benchmark.results import Results, TextTimings
 from tools.benchmark.texts import TEXTS, announcement
 
-METHOD = """\
-- One run of `script/benchmark` measures both sides on the same synthetic voice (`full`
-  preset of `script/make_synthetic_voice`: real architectures and sizes, seeded random
-  weights), with the same ONNX Runtime thread count, taking turns: for every text, one side
-  then the other, the order flipping every round. Every figure is the median of the measured
-  rounds, after a warm-up (one untimed request per text on each side, one untimed start).
-- **Ours** runs as a user runs it: `python -m wyoming_hayakoe --uri tcp://127.0.0.1:PORT
-  --data-dir ROOT --voice NAME --local-files-only --threads N` in a subprocess, measured
-  over TCP with the `wyoming` client: *first audio* is the time from writing `synthesize`
-  to the first `audio-chunk`, *total* the time to `audio-stop`; audio seconds are counted
-  from the chunks. Default synthesis parameters on both sides. The server that times
-  synthesis runs with its audio cache off (`--audio-cache-mb 0`, see Settings), so every
-  round synthesizes again; starts, memory and the repeated announcement use the defaults.
-- **Reference**: `hayakoe` 1.3.1, `TTS(device="cpu", bert_source="file://ROOT")
-  .load(NAME, source="file://ROOT").prepare()` in its own subprocess; *first audio* is the
-  first item of `speaker.stream(text)`, *total* is `speaker.generate(text)`, both timed in
-  that process around the call. The reference builds its ONNX sessions with default
-  `SessionOptions()` and has no thread setting (ONNX Runtime ignores `OMP_NUM_THREADS`):
-  the benchmark hands it our thread count by making `onnxruntime.SessionOptions` a
-  subclass whose constructor sets `intra_op_num_threads`; every other option is the
-  reference's own.
-- *Speed multiple* = audio seconds / total wall seconds (higher is faster).
-- *Listening ends* / *longest silence*: what a client hears that plays every chunk as soon as
-  it arrives (tools/benchmark/listening.py): when its last sample has played, and the longest
-  wait for the next chunk after the first sound. Ours from the chunk arrival times over TCP in
-  the timed request; the reference from its whole `stream()` (the call that times its first
-  chunk), chunk by chunk.
-- *Ready time*: from starting the process to ours logging `Ready` (the server listens at
-  once and logs `Ready` when the default voice is loaded; a `describe` then lists the voice as
-  installed) / to the end of the reference's `prepare()` (interpreter start, imports and
-  model loading included on both sides).
-- *Peak RSS* is `VmHWM` of the process. One voice: ours after `Ready` and one short request;
-  the reference after `prepare()` (and, on the second row, after one short `generate()`).
-  Four voices: a data dir with the shared BERT and four separate copies of the voice (each
-  model file with its own content); ours after one short request to each voice (second
-  start: the first compiles the copies' models in the server's cache), the reference after
-  loading all four (`prepare()`). *Added per further voice* = (four voices − one voice) / 3.
-- *Repeated announcement*: a text is requested twice in a row; the figure is the second
-  request's first audio (a new text every round).
-- *Audio parity*: noise, stochastic durations and `sdp_ratio` at 0; our engine's float
-  audio (`tools/engine_audio.py`, whole published graph and the compiled, split graph) against the
-  reference's float audio before its peak normalization, same sentence splitting and
-  pauses; then the PCM our server sends (started with `--noise-scale 0 --noise-scale-w 0
-  --tempo-dynamics-scale 0`) against the engine's own PCM for the same text.
-- `wyoming-bench` (PyPI) runs against our server with the medium text, streaming and
-  non-streaming; it appends a random hex nonce to each text to defeat caches, and its RTF is
-  wall / audio (lower is faster), the inverse of the speed multiple above.
-"""
+TARGETS = "targets"
+"""The word that opens the line saying which targets were met."""
 
 
-def _list(values: list[float], unit: str = "s") -> str:
-    fmt = "{:.3f}" if unit == "s" else "{:,.0f}"
-    return ", ".join(fmt.format(v) for v in values) + f" {unit}"
+def _each(values: Sequence[float], digits: int = 3) -> str:
+    return ", ".join(f"{v:,.{digits}f}" for v in values)
+
+
+def _pair(ours: float, theirs: float, unit: str = " s", digits: int = 3) -> str:
+    ratio = f" ({ours / theirs:.2f})" if theirs else ""
+    return f"{ours:.{digits}f} / {theirs:.{digits}f}{unit}{ratio}"
+
+
+def _ideal_lead(t: TextTimings) -> tuple[float, float]:
+    """How much later than an ideal schedule (report.py) the first sound came and listening
+    ended, medians."""
+
+    def start(s: Sample) -> float:
+        latent = s.first_latent_s if s.first_latent_s == s.first_latent_s else 0.0
+        return max(latent, s.total_s - s.audio_s)
+
+    first = median([s.first_s - start(s) for s in t.ours])
+    end = median([s.listening_end_s - max(s.total_s, start(s) + s.audio_s) for s in t.ours])
+    return first, end
+
+
+def _medians(samples: list[Sample]) -> Callable[[str], float]:
+    """The median of a figure (a Sample's attribute) over ``samples``."""
+    return lambda name: median([getattr(s, name) for s in samples])
+
+
+def _texts_table(res: Results) -> list[str]:
+    lines = [
+        "| text | audio | first audio | total | speed multiple | listening ends "
+        "| longest silence, ours | ours after an ideal schedule: first audio, end |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for key, t in res.timings.items():
+        of, theirs = _medians(t.ours), _medians(t.reference_generate)
+        heard = "—"
+        if t.reference_listening:
+            heard = _pair(of("listening_end_s"), median([p[0] for p in t.reference_listening]),
+                          digits=2)  # fmt: skip
+        lead_first, lead_end = _ideal_lead(t)
+        lines.append(
+            f"| {key} | {of('audio_s'):.1f} s | {_pair(of('first_s'), median(t.reference_first))} "
+            f"| {_pair(of('total_s'), theirs('total_s'))} "
+            f"| {_pair(of('speed'), theirs('speed'), 'x', 2)} | {heard} "
+            f"| {of('longest_silence_s'):.2f} s | {lead_first:+.2f} / {lead_end:+.2f} s |"
+        )
+    return lines
 
 
 def _raw(res: Results) -> list[str]:
-    out = ["## Raw numbers", ""]
+    lines = [
+        "Every round (seconds): ours first audio / total / audio; the reference's `stream()` "
+        "first chunk / `generate()` total / audio.",
+        "",
+        "| text | ours | reference |",
+        "|---|---|---|",
+    ]
     for key, t in res.timings.items():
-        out += [
-            f"**{key}** (`{TEXTS[key].text}`)",
-            "",
-            f"- ours first audio: {_list([s.first_s for s in t.ours])}",
-            f"- ours total: {_list([s.total_s for s in t.ours])}",
-            f"- ours audio: {_list([s.audio_s for s in t.ours])}",
-            f"- reference stream() first chunk: {_list(t.reference_first)}",
-            f"- reference generate() total: {_list([s.total_s for s in t.reference_generate])}",
-            f"- reference audio: {_list([s.audio_s for s in t.reference_generate])}",
-            "",
-        ]
-    for name, starts in (("ours", res.starts_ours), ("reference", res.starts_reference)):
-        if not starts:
-            continue
-        out += [
-            f"**starts, {name}**",
-            "",
-            f"- ready: {_list([s.ready_s for s in starts])}",
-            f"- peak RSS when loaded: {_list([s.peak_loaded_mb for s in starts], 'MB')}",
-            f"- peak RSS after 1 request: {_list([s.peak_after_request_mb for s in starts], 'MB')}",
-        ]
-        for detail in sorted(starts[0].detail):
-            out.append(f"- {detail}: {_list([s.detail[detail] for s in starts])}")
-        out.append("")
-    if res.repeat_ours:
-        out += ["**repeated announcement** (first request, repeat)", ""]
-        for index, (ours, ref) in enumerate(
-            zip(res.repeat_ours, res.repeat_reference, strict=True)
-        ):
-            out.append(
-                f"- `{announcement(index)}`: ours {ours[0]:.3f} s, {ours[1]:.4f} s; "
-                f"reference {ref[0]:.3f} s, {ref[1]:.3f} s"
+        ours = " / ".join(_each([getattr(s, n) for s in t.ours])
+                          for n in ("first_s", "total_s", "audio_s"))  # fmt: skip
+        gen = t.reference_generate
+        theirs = " / ".join((_each(t.reference_first), _each([s.total_s for s in gen]),
+                             _each([s.audio_s for s in gen])))  # fmt: skip
+        lines.append(f"| {key} | {ours} | {theirs} |")
+    lines.append("")
+    for name, each in (("ours", res.starts_ours), ("the reference", res.starts_reference)):
+        if each:
+            lines.append(
+                f"- Starts, {name}: ready {_each([s.ready_s for s in each])} s; peak RSS loaded "
+                f"{_each([s.peak_loaded_mb for s in each], 0)} MB, after one request "
+                f"{_each([s.peak_after_request_mb for s in each], 0)} MB."
             )
-        out.append("")
+    repeats = [
+        f"`{announcement(index)}` ours {_each(ours_pair, 4)} s, reference {_each(ref_pair)} s"
+        for index, (ours_pair, ref_pair) in enumerate(
+            zip(res.repeat_ours, res.repeat_reference, strict=True)
+        )
+    ]
+    if repeats:
+        lines.append(f"- Repeated announcements (first request, repeat): {'; '.join(repeats)}.")
     if res.four_voices:
-        out += ["**four voices**", ""]
-        out += [f"- {k}: {v:,.0f} MB" for k, v in res.four_voices.items()]
-        out += [f"- BERT model file: {res.bert_mb:,.0f} MB", ""]
+        four = ", ".join(f"{k} {v:,.0f} MB" for k, v in res.four_voices.items())
+        lines.append(f"- Four voices: {four}; the BERT model file {res.bert_mb:,.0f} MB.")
     if res.parity:
-        out += ["**parity**", ""] + [f"- {k}: {v}" for k, v in res.parity.items()] + [""]
-    return out
+        lines.append("- Parity: " + ", ".join(f"{k} {v}" for k, v in res.parity.items()) + ".")
+    return lines
 
 
 def _wyoming_bench(res: Results) -> list[str]:
-    if not res.wyoming_bench:
-        return []
-    out = ["## wyoming-bench", ""]
+    said = []
     for run in res.wyoming_bench:
-        out.append(f"`{' '.join(run.command[1:])}`" if run.command else "")
-        out.append("")
         if run.error:
-            out.append(f"- failed: {run.error}")
-            tail = run.output.strip().splitlines()[-8:]
-            if tail:
-                out += ["", "```", *tail, "```"]
-        else:
-            out += ["```", *run.lines, "```"]
-        out.append("")
-    return out
+            said.append(f"{run.mode}: failed ({run.error})")
+            continue
+        medians = {line.split("(")[0].strip(): line.split()[-3]
+                   for line in run.lines if line.strip().startswith(("TTFT", "RTF"))}  # fmt: skip
+        ttft, rtf = medians.get("TTFT", "?"), medians.get("RTF", "?")
+        said.append(f"{run.mode}: TTFT {ttft} ms, RTF {rtf}")
+    if not said:
+        return []
+    return [f"`wyoming-bench` (PyPI), medium text, medians: {'; '.join(said)}.", ""]
+
+
+def _targets(res: Results) -> str:
+    missed = [f"{r.metric} ({r.ratio}, target {r.target})" for r in rows(res) if r.met == "NO"]
+    said = "not met: " + "; ".join(missed) if missed else "all met"
+    return f"{TARGETS.capitalize()}: {said}."
 
 
 def markdown(res: Results) -> str:
+    """The topic's report (sections.body adds its title and command)."""
+    shown = {k: v for k, v in res.settings.items() if not k.startswith("load average")}
+    settings = "; ".join(f"{k} {v}" for k, v in shown.items())
+    versions = (f"hayakoe {res.machine.get('hayakoe (reference)')}, wyoming "
+                f"{res.machine.get('wyoming')}, numpy {res.machine.get('numpy')}")  # fmt: skip
     lines = [
-        "Written by `script/benchmark` (the full run). Ratio = ours / "
-        "reference; lower is better except for the speed multiple.",
+        f"{settings}; {versions}. Each pair: ours / the reference (ratio); lower is better but "
+        "for the speed multiple.",
+        "",
+        _targets(res),
+        "",
+        *_texts_table(res),
         "",
     ]
-    lines += ["## Machine", ""] + [f"- {k}: {v}" for k, v in res.machine.items()] + [""]
-    lines += ["## Settings", ""] + [f"- {k}: {v}" for k, v in res.settings.items()] + [""]
-    lines += ["## Results", "", table(rows(res)), ""]
-    if res.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in res.notes] + [""]
-    lines += ["## Texts", ""]
-    for key, t in res.timings.items():
-        ours = median([s.audio_s for s in t.ours])
-        theirs = median([s.audio_s for s in t.reference_generate])
-        lines.append(
-            f"- {key} ({TEXTS[key].description}; {len(TEXTS[key].text)} characters; here "
-            f"{ours:.1f} s of audio from ours, {theirs:.1f} s from the reference): "
-            f"`{TEXTS[key].text}`"
-        )
-    lines += ["", "## Method", "", METHOD]
+    others = [r for r in rows(res) if r.metric.split(",")[0] not in _PER_TEXT]
+    if others:
+        lines += [table(others), ""]
     lines += _wyoming_bench(res)
-    lines += _raw(res)
+    lines.append("Texts: " + "; ".join(f"{k} `{TEXTS[k].text}`" for k in res.timings) + ".")
+    lines += ["", *_raw(res)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+_PER_TEXT = {
+    "first audio", "total time", "speed multiple", "listening ends",
+    "longest silence after the first sound", "listening ends vs ideal schedule",
+    "first audio vs ideal schedule",
+}  # fmt: skip
+"""The rows of report.rows that the texts' table shows."""

@@ -16,15 +16,17 @@ class Listening:
     end_s: float
     """Seconds from the request until the last sample has been played."""
     longest_silence_s: float
-    """Longest wait for the next chunk once the first one has started playing."""
+    """Longest wait for the next chunk once the first sound has started playing."""
 
 
-def listen(chunks: Iterable[tuple[float, float]]) -> Listening:
-    """``chunks``: (arrival in seconds after the request, duration in seconds), in order."""
+def listen(chunks: Iterable[tuple[float, float]], first_sound: int = 0) -> Listening:
+    """``chunks``: (arrival in seconds after the request, duration in seconds), in order;
+    ``first_sound``: the index of the first chunk with sound in it. A wait before it (after
+    the silence a server opens a reply with) is time to the first sound, not a silence."""
     playhead: float | None = None
     longest = 0.0
-    for arrival, duration in chunks:
-        if playhead is not None and arrival > playhead:
+    for index, (arrival, duration) in enumerate(chunks):
+        if playhead is not None and arrival > playhead and index > first_sound:
             longest = max(longest, arrival - playhead)
         start = arrival if playhead is None else max(arrival, playhead)
         playhead = start + duration

@@ -171,6 +171,7 @@ async def read_audio(
     ``started`` (``time.perf_counter()`` when the request went out)."""
     first: float | None = None
     first_chunk: float | None = None
+    first_sound = 0  # the index of the first chunk with sound in it
     rate = 0
     samples = 0
     pcm: list[bytes] = []
@@ -189,7 +190,7 @@ async def read_audio(
             if first_chunk is None:
                 first_chunk = now
             if first is None and chunk.audio.strip(b"\x00"):
-                first = now
+                first, first_sound = now, len(arrivals)
             rate = chunk.rate
             count = len(chunk.audio) // (chunk.width * chunk.channels)
             samples += count
@@ -199,7 +200,7 @@ async def read_audio(
         elif event.type == "audio-stop":
             if first_chunk is None or rate == 0:
                 raise RuntimeError(f"no audio for {text[:20]!r}")
-            heard = listen(arrivals)
+            heard = listen(arrivals, first_sound)
             return Sample(
                 first_chunk if first is None else first,
                 now,

@@ -79,3 +79,25 @@ def machine() -> dict[str, str]:
         "wyoming": _version("wyoming"),
         "load average at start": load,
     }
+
+
+def _int8_dot_products() -> str:
+    """The CPU's int8 dot-product instructions, which decide how fast the fast decoder is."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    found = [f for f in ("avx512_vnni", "avx_vnni", "asimddp", "i8mm") if f" {f}" in flags]
+    return ", ".join(found) or "no int8 dot products"
+
+
+def conditions(info: dict[str, str], threads: str, end_load: str | None = None) -> str:
+    """One line on a run: when, on what, which versions, how loaded the machine was (the
+    one-minute load average at the start, from ``info``, and at the end: now unless given)."""
+    end_load = end_load or f"{os.getloadavg()[0]:.2f}"
+    return (
+        f"{info['date']}; {info['cpu']} ({_int8_dot_products()}), CPUs {info['cpus usable']}, "
+        f"{info['architecture']}; {threads}; Python {info['python']}, ONNX Runtime "
+        f"{info['onnxruntime']}; load average {info['load average at start'].split(',')[0]} "
+        f"at the start, {end_load} at the end."
+    )

@@ -47,7 +47,6 @@ class Results:
     bert_mb: float = 0.0
     wyoming_bench: list[BenchRun] = field(default_factory=list)
     parity: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
 
 
 def to_json(res: Results) -> str:
@@ -94,5 +93,4 @@ def from_json(text: str) -> Results:
     res.bert_mb = data["bert_mb"]
     res.wyoming_bench = [BenchRun(**run) for run in data["wyoming_bench"]]
     res.parity = data["parity"]
-    res.notes = data["notes"]
     return res

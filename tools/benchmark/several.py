@@ -11,7 +11,8 @@ Modes, each over ``--rounds`` rounds with the audio cache off (so every round sy
 
 Every client plays each chunk as it arrives (listening.py): its first sound, its longest
 silence once playing (and of those, the longest inside speech and the longest in a pause
-between sentences), and when its audio ended are what is reported, against the targets.
+between sentences), and when its audio ended are what is reported, against the one target:
+no wait inside speech.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ from tools.benchmark.texts import ANNOUNCEMENTS
 
 _LOGGER = logging.getLogger(__name__)
 
-FIRST_SOUND_TARGET_S = {"4 different": 0.8, "8 different": 1.5, "4 identical": 0.8}
-SILENCE_TARGET_S = 0.05
+SPEECH_WAIT_TARGET_S = 0.05
+"""The longest wait inside speech allowed: when the announcements need more than the machine
+decodes, the shortage is spent before a sentence and between sentences, never inside one
+(docs/pacing.md, "Several listeners"), so first sounds and pauses grow with the load and
+have no target."""
 IDENTICAL_TARGET = 1.3
 """The last of four identical requests finishes within this many times one alone."""
 BASELINE_TARGET = 0.03
@@ -132,38 +136,32 @@ def save(res: SeveralResults, path: Path) -> None:
 
 
 def markdown(res: SeveralResults) -> str:
-    """The report: every client's numbers (medians over the rounds) against the targets."""
-    lines = ["## Several clients at once", ""]
-    lines += [f"- {key}: {value}" for key, value in res.settings.items()]
+    """The report: each mode's clients (medians over the rounds, the range over the clients)
+    against the targets; the settings not in the run's conditions line first."""
+    said = ("voice", "rounds", "server options")
+    lines = ["; ".join(f"{k} {v}" for k, v in res.settings.items() if k in said) + ".", ""]
     lines += [
-        "",
-        "| mode | client | first sound | longest silence | of it in speech / in a pause "
-        "| finished | target | met? |",
+        "| mode | first sound | longest wait in speech / in a pause | finished "
+        "| wait in speech ≤ 0.05 s? |",
+        "|---|---|---|---|---|",
     ]
-    lines += ["|---|---|---|---|---|---|---|---|"]
     for mode, rounds in res.at_once.items():
-        for index in range(len(rounds[0])):
-            samples = [r[index] for r in rounds]
-            first = statistics.median(s.first_s for s in samples)
-            silence = max(s.longest_silence_s for s in samples)
-            found = [r[index] for r in res.waits[mode]]
-            placed = f"{max(w[0] for w in found):.3f} / {max(w[1] for w in found):.3f} s"
-            finished = statistics.median(s.total_s for s in samples)
-            target = FIRST_SOUND_TARGET_S[mode]
-            met = first <= target and (mode == "8 different" or silence <= SILENCE_TARGET_S)
-            lines.append(
-                f"| {mode} | {index + 1} | {first:.3f} s | {silence:.3f} s | {placed} "
-                f"| {finished:.2f} s "
-                f"| first ≤ {target} s{'' if mode == '8 different' else ', silence ≤ 0.05 s'} "
-                f"| {'yes' if met else 'NO'} |"
-            )
+        clients = range(len(rounds[0]))
+        first = [statistics.median(r[i].first_s for r in rounds) for i in clients]
+        found = [w for r in res.waits[mode] for w in r]
+        in_speech = max(w[0] for w in found)
+        finished = [statistics.median(r[i].total_s for r in rounds) for i in clients]
+        lines.append(
+            f"| {mode} | {min(first):.2f}-{max(first):.2f} s "
+            f"| {in_speech:.2f} / {max(w[1] for w in found):.2f} s "
+            f"| {min(finished):.1f}-{max(finished):.1f} s "
+            f"| {'yes' if in_speech <= SPEECH_WAIT_TARGET_S else 'NO'} |"
+        )
     lines += _identical_rows(res)
     lines += _baseline_rows(res)
-    lines.append("")
-    lines.append(
-        "first sound and finished: medians over the rounds; longest silence: the longest in "
-        "any round."
-    )
+    lines += ["", "First sound and finished: medians over the rounds, from the first client to "
+              "the last; waits: the longest in any round, a wait next to silence counted as a "
+              "pause."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

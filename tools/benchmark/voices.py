@@ -94,3 +94,11 @@ def make_multi_voice_root(root: Path, voice: str, target: Path, count: int) -> l
             else:
                 shutil.copyfile(source, voice_dir / file)
     return names
+
+
+def shown(path: Path) -> str:
+    """``path`` as a results file shows it: inside the checkout, relative to it."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)

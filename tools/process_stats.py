@@ -1,4 +1,4 @@
-"""Memory and open files of a running process, read from /proc (Linux)."""
+"""Memory, open files and compile children of a running process, read from /proc (Linux)."""
 
 from __future__ import annotations
 
@@ -37,3 +37,25 @@ class PeakRss:
 
 def fd_count(pid: int) -> int:
     return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+
+
+def compile_children(parent: int) -> list[int]:
+    """The compile children (``...compiling.child``) process ``parent`` has now."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent and b"compiling.child" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Process ``pid`` exists and is not a zombie (stopped counts as alive)."""
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.process_stats import alive
 from wyoming_hayakoe.compiling import child
 from wyoming_hayakoe.engine import Engine
 
@@ -43,8 +44,8 @@ def test_a_child_ends_when_the_server_that_started_it_is_killed() -> None:
     # after the server has stopped, even killed outright (SIGKILL: no clean-up runs), even
     # while it is stopped for a request (a stopped process holds any signal but SIGKILL).
     child_code = (
-        "import time; from wyoming_hayakoe.compiling.child import die_with_server;"
-        "die_with_server(); print('armed', flush=True); time.sleep(120)"
+        "import os, time; from wyoming_hayakoe.compiling.child import die_with_server;"
+        "die_with_server(os.getppid()); print('armed', flush=True); time.sleep(120)"
     )
     server_code = (
         "import os, signal, subprocess, sys, time;"
@@ -62,19 +63,24 @@ def test_a_child_ends_when_the_server_that_started_it_is_killed() -> None:
     server.kill()
     server.wait()
     deadline = time.monotonic() + 5
-    while _alive(orphan) and time.monotonic() < deadline:
+    while alive(orphan) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if alive := _alive(orphan):
+    if left := alive(orphan):
         os.kill(orphan, signal.SIGKILL)
-    assert not alive, "the child outlived the server that started it"
+    assert not left, "the child outlived the server that started it"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in status
+@pytest.mark.skipif(sys.platform != "linux", reason="prctl is Linux's")
+def test_a_child_whose_server_ended_before_it_asked_the_kernel_ends_at_once() -> None:
+    # The server may end while its child is still starting Python: the child then has
+    # another parent, and asking the kernel to end it with that one would keep it alive.
+    ended = subprocess.run(
+        [sys.executable, "-c", "from wyoming_hayakoe.compiling.child import die_with_server;"
+         "die_with_server(1 << 22); print('went on')"],
+        capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert ended.returncode == 1
+    assert "went on" not in ended.stdout
 
 
 @pytest.mark.slow  # compiles the tiny voice and the BERT from nothing

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.benchmark.ours import Server
+from tools.process_stats import alive, compile_children
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -145,39 +146,19 @@ def _killed(
     try:
         server.wait_ready()
         deadline = time.monotonic() + 120
-        while not (children := _compile_children(server.process.pid)):
+        while not (children := compile_children(server.process.pid)):
             if time.monotonic() > deadline:
                 raise RuntimeError("no compile child started")
             time.sleep(0.1)
         os.kill(server.process.pid, signal.SIGKILL)
         server.process.process.wait()
         time.sleep(5)
-        left = [pid for pid in children if _alive(pid)]
+        left = [pid for pid in children if alive(pid)]
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         return left
     finally:
         server.stop()
-
-
-def _compile_children(parent: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == parent and b"compiling.child" in command:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
 
 
 def _forget_decoders(cache: Path) -> None:

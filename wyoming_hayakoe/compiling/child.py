@@ -1,11 +1,15 @@
-"""The one entry point of every compilation child: ``python -m ...compiling.child JOB_FOLDER``.
+"""The one entry point of every compilation child:
+``python -m ...compiling.child JOB_FOLDER SERVER_PID``.
 
-``JOB_FOLDER/job.json`` says what to compile (the BERT, bert.py, or a voice, voice_job.py).
-The job runs its steps one after another in this process, freeing each step's models before
-the next, and publishes its folder into the cache when everything is done. Each step is
-announced on standard output (progress.py) so the server can tell a slow step from a hung one;
-a failure is reported there too (``{"failed": {"kind": ..., "detail": ...}}``, kinds as in
-children.py) and the child exits with status 1. Warnings go to standard error, where the
+Before anything else the child asks the kernel to end it with its server and says so on standard
+output (``{"ready": true}``); only then may the server stop it for a request (foreground.py),
+and only then does it import what its job needs (ONNX Runtime and the rest take most of a
+second). ``JOB_FOLDER/job.json`` says what to compile (the BERT, bert.py, or a voice,
+voice_job.py). The job runs its steps one after another in this process, freeing each step's
+models before the next, and publishes its folder into the cache when everything is done. Each
+step is announced on standard output (progress.py) so the server can tell a slow step from a
+hung one; a failure is reported there too (``{"failed": {"kind": ..., "detail": ...}}``, kinds
+as in children.py) and the child exits with status 1. Warnings go to standard error, where the
 server logs them.
 """
 
@@ -23,9 +27,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ModelFileError
-from ..runtime.sessions import is_allocation_failure
-from .fast_decoder.timing import watch_for_stops
-from .jobs import JOB_FILE, BertJob, DecoderJob, VoiceJob
 from .progress import say
 
 _OOM_SCORE_ADJ = Path("/proc/self/oom_score_adj")
@@ -40,14 +41,19 @@ _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPE
 
 
 def main(argv: Sequence[str]) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    die_with_server()
+    folder, server = argv
+    die_with_server(int(server))
     _first_to_go()
     # Another voice may be serving already, or this one with its reference decoder.
     give_way()
-    watch_for_stops()
-    (folder,) = argv
+    say({"ready": True})
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
+        # Imported after saying ready: until then no request can stop this child (children.py).
+        from .fast_decoder.timing import watch_for_stops
+        from .jobs import JOB_FILE, BertJob, DecoderJob, VoiceJob
+
+        watch_for_stops()
         job = json.loads((Path(folder) / JOB_FILE).read_text(encoding="utf-8"))
         kind = job.pop("kind")
         if kind == "bert":
@@ -70,19 +76,20 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def die_with_server() -> None:
-    """End when the server that started this child ends (Linux): a child leads its own
-    session, so a Ctrl-C or a SIGTERM to the server does not reach it, and it went on
-    compiling for minutes after the server had stopped, beside the next start's own child for
-    the same job. The server waits for its child in the thread that started it, so that
-    thread ends only after the child (the kernel watches the thread). SIGKILL, because a
+def die_with_server(server: int) -> None:
+    """End when the server (process ``server``) that started this child ends (Linux): a
+    child leads its own session, so a Ctrl-C or a SIGTERM to the server does not reach it, and
+    it went on compiling for minutes after the server had stopped, beside the next start's own
+    child for the same job. The server waits for its child in the thread that started it, so
+    that thread ends only after the child (the kernel watches the thread). SIGKILL, because a
     child stopped for a request (foreground.py) would hold any other signal until continued;
-    its staging folder is swept at the next start."""
-    server = os.getppid()
+    its staging folder is swept at the next start. The server's pid comes from the server:
+    read here, after a server already gone, it would be the new parent's."""
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the child may outlive it
         libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() != server:
-            sys.exit(1)  # the server ended before the kernel was asked
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != server:
+        sys.exit(1)  # the server ended before the kernel was asked
 
 
 def _first_to_go() -> None:
@@ -113,6 +120,8 @@ def give_way() -> None:
 
 def failure_kind(err: BaseException) -> str:
     """What ended a job: memory, the disk, a model file that cannot be read, or an error."""
+    from ..runtime.sessions import is_allocation_failure
+
     if is_allocation_failure(err):
         return "memory"
     if isinstance(err, OSError) and err.errno in _DISK_ERRORS:

@@ -16,11 +16,14 @@ Whatever the child left half-written is removed as soon as it has died (its stag
 carry its process id), and only those: folders of live processes are never touched.
 
 While it runs, the child stops whenever the service synthesizes a request (foreground.py): the
-time it spends stopped is not counted against STEP_TIMEOUT_SECONDS.
+time it spends stopped is not counted against STEP_TIMEOUT_SECONDS. It is registered for that
+only once it has said it is ready, that is, once it has asked the kernel to end it with the
+server: a child stopped before that outlived a server ended in the meantime, stopped for good.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -38,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HayakoeError
-from ..foreground import current_foreground
+from ..foreground import Foreground, current_foreground
 from ..memory import MemorySeen, memory_seen, oom_kills
 from ..progress import COMPILE, Work, current_board
 from .jobs import ARRAYS_FILE, JOB_FILE
@@ -117,7 +120,7 @@ def _run_child(job_folder: Path, what: str, cache_dir: Path) -> None:
     CompileFailure if it does not finish. What it logs is logged here."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_PARENT), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", f"{__package__}.child", str(job_folder)]
+    command = [sys.executable, "-m", f"{__package__}.child", str(job_folder), str(os.getpid())]
     kills_before = oom_kills()
     started = time.monotonic()
     process = subprocess.Popen(
@@ -128,8 +131,7 @@ def _run_child(job_folder: Path, what: str, cache_dir: Path) -> None:
     with current_board().begin(COMPILE, what) as work:
         report = _Report(process, what, work)
         try:
-            with current_foreground().background(process.pid) as give_way:
-                status, peak_mb = _wait(process, report, give_way)
+            status, peak_mb = _wait(process, report, current_foreground())
         finally:
             report.join()
             remove_left_by(cache_dir, process.pid)
@@ -148,6 +150,8 @@ class _Report:
 
     def __init__(self, process: subprocess.Popen[bytes], what: str, work: Work) -> None:
         self.step = "start"
+        self.ready = threading.Event()
+        """The child has asked the kernel to end it with the server: it may be stopped."""
         self.progress = time.monotonic()
         self.failure: dict[str, str] | None = None
         self.errors: list[str] = []
@@ -170,7 +174,9 @@ class _Report:
                 message = json.loads(raw)
             except ValueError:
                 continue
-            if "step" in message:
+            if message.get("ready"):
+                self.ready.set()
+            elif "step" in message:
                 self._next_step(str(message["step"]), message.get("steps"))
             elif "failed" in message:
                 self.failure = message["failed"]
@@ -230,39 +236,42 @@ class _Report:
 
 
 def _wait(
-    process: subprocess.Popen[bytes], report: _Report, give_way: Callable[[], float]
+    process: subprocess.Popen[bytes], report: _Report, foreground: Foreground
 ) -> tuple[int, float | None]:
     """Wait for the child (killing it if a step hangs), stopping and continuing it as the
-    requests say (``give_way``: the seconds it has been stopped in all); its exit status
-    (negative: the signal) and its peak RSS, which the kernel reports even for a killed
-    process."""
-    stopped = 0.0
-    cpu_mark = _cpu_seconds(process.pid)
-    while True:
-        stopped_now = give_way()
-        report.stopped_for(stopped_now - stopped)
-        stopped = stopped_now
-        cpu = _cpu_seconds(process.pid)
-        if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= WORKING_CPU_SECONDS:
-            report.working()
-            cpu_mark = cpu
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            code = os.waitstatus_to_exitcode(status)
-            process.returncode = code  # reaped here: Popen must not wait again
-            return code, usage.ru_maxrss / 1024  # kB on Linux
-        if time.monotonic() - report.progress > STEP_TIMEOUT_SECONDS:
-            os.kill(process.pid, signal.SIGKILL)
-            _, status, usage = os.wait4(process.pid, 0)
-            process.returncode = os.waitstatus_to_exitcode(status)
-            report.failure = {
-                "kind": "timeout",
-                "detail": f"no progress and no CPU used for {STEP_TIMEOUT_SECONDS:.0f} s: the "
-                "child was killed",
-            }
-            return process.returncode, usage.ru_maxrss / 1024
-        report.log_progress()
-        time.sleep(_POLL_SECONDS)
+    foreground's requests say once it is ready; its exit status (negative: the signal) and
+    its peak RSS, which the kernel reports even for a killed process."""
+    with contextlib.ExitStack() as registered:
+        give_way: Callable[[], float] | None = None
+        stopped = 0.0
+        cpu_mark = _cpu_seconds(process.pid)
+        while True:
+            if give_way is None and report.ready.is_set():
+                give_way = registered.enter_context(foreground.background(process.pid))
+            stopped_now = give_way() if give_way else 0.0
+            report.stopped_for(stopped_now - stopped)
+            stopped = stopped_now
+            cpu = _cpu_seconds(process.pid)
+            if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= WORKING_CPU_SECONDS:
+                report.working()
+                cpu_mark = cpu
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                process.returncode = code  # reaped here: Popen must not wait again
+                return code, usage.ru_maxrss / 1024  # kB on Linux
+            if time.monotonic() - report.progress > STEP_TIMEOUT_SECONDS:
+                os.kill(process.pid, signal.SIGKILL)
+                _, status, usage = os.wait4(process.pid, 0)
+                process.returncode = os.waitstatus_to_exitcode(status)
+                report.failure = {
+                    "kind": "timeout",
+                    "detail": f"no progress and no CPU used for {STEP_TIMEOUT_SECONDS:.0f} s: the "
+                    "child was killed",
+                }
+                return process.returncode, usage.ru_maxrss / 1024
+            report.log_progress()
+            time.sleep(_POLL_SECONDS)
 
 
 def _failure(

@@ -77,6 +77,12 @@ def test_the_generator_groups_follow_the_upsamplings(decoder: tuple[Path, str, s
     assert [g.rate for g in generator.groups] == [1, 8, 64, 128, 256, 512, 512]
     assert [len(g.convs) for g in generator.groups] == [2, 18, 18, 18, 18, 18, 1]
     assert generator.audio_rate == ("stage 4", "conv_post")
+    # and each stage's residual blocks, a group each
+    assert [b.name for b in generator.blocks["stage 1"]] == ["block 3", "block 4", "block 5"]
+    assert [len(b.convs) for b in generator.blocks["stage 1"]] == [6, 6, 6]
+    assert set(generator.convs(["block 3", "block 4", "block 5"])) == set(
+        generator.convs(["stage 1"])
+    )
     assert len(generator.all_convs) == sum(n.op_type == "Conv" for n in model.graph.node)
     assert timed_inputs(model) == [decoder[1]]
 

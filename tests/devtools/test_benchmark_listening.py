@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.benchmark.listening import listen, waits
+from tools.benchmark.listening import gapless_start, listen, waits
 
 
 def test_chunks_that_arrive_in_time_play_without_a_pause() -> None:
@@ -66,3 +66,15 @@ def test_the_ideal_schedule_cannot_sound_before_the_first_latent() -> None:
     rows = {row.metric: row for row in _ideal_rows("reply", TextTimings(ours=[slow]))}
     assert rows["first audio vs ideal schedule, reply"].reference == "3.000 s"
     assert rows["listening ends vs ideal schedule, reply"].met == "NO"
+
+
+def test_a_gapless_start_is_bound_by_what_was_made_after_the_first_sound() -> None:
+    # the opening silence, then 3.4 s of words held back and sent together at 8.9 s, then
+    # 0.9 s made by 11.1 s and the last 0.4 s by 12.0 s
+    chunks = [(0.0, 0.1), (8.9, 2.9), (8.91, 0.5), (11.1, 0.9), (12.0, 0.4)]
+    # the chunk of 11.1 s comes 3.4 s into the words: they could have started at 7.7 s
+    assert gapless_start(chunks, first_sound=1) == pytest.approx(7.7)
+    # a sentence sent whole: only when its last part was made bounds it
+    assert gapless_start([(0.0, 0.1), (9.0, 3.0), (9.01, 1.0)], 1) == pytest.approx(6.01)
+    # words sent as they are made, faster than they play: from the first one
+    assert gapless_start([(1.0, 0.3), (1.2, 0.6), (1.6, 1.0)], 0) == pytest.approx(1.0)

@@ -38,6 +38,20 @@ def test_a_long_sentence_starts_soon_after_what_the_machine_needs(speed: float) 
     assert heard.longest_silence == 0.0
 
 
+@pytest.mark.parametrize("speed", [0.45, 0.8])
+def test_held_sound_goes_out_where_the_rest_follows_not_at_the_end_of_a_larger_window(
+    speed: float,
+) -> None:
+    """4.8 s of audio: held back in windows of up to 128 frames (3.3 s of decoding at 0.45x),
+    it goes out once the rest can follow, the window before ending there."""
+    frames = 410
+    heard = _alone([frames], speed)
+    need = heard.finished - frames * FRAME_S
+    assert heard.first_sound is not None
+    assert need <= heard.first_sound <= need + 0.5
+    assert heard.longest_silence == 0.0
+
+
 def test_the_held_back_text_starts_no_later_than_its_sentences_need() -> None:
     """Held for the whole text, it still starts before the machine has made all of it."""
     heard = _alone(THREE, 0.45)

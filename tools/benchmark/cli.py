@@ -19,14 +19,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from tools.benchmark import document, modes, options, report, runner, sections, voices
+from tools.benchmark.busy_core import busy_core
 from tools.benchmark.ours import server_options
 from tools.benchmark.procinfo import conditions, machine
 from tools.benchmark.results import Results, from_json, to_json
-from tools.benchmark.slow_board import busy_core, slow_board
+from tools.benchmark.slow_board import Board, slow_board
 from tools.benchmark.texts import TEXTS
 
 _LOGGER = logging.getLogger("tools.benchmark")
@@ -89,37 +90,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         uncached=_uncached_options(),
         one_word=args.one_word,
     )
+    for board in args.board if args.slow_board else [None]:
+        _timing_run(args, cfg, board)
+    sys.stdout.write(f"Logs and results-TOPIC.json (for --render) in {work}\n")
+    return 0
+
+
+def _timing_run(args: argparse.Namespace, cfg: runner.Config, board: str | None) -> None:
+    """One timing run against the reference (on the slow board ``board`` if given), written
+    as its topic."""
     res = Results(
         machine=machine(),
         settings={
-            "voice": f"{voice} in {voices.shown(root)}",
-            "threads (both sides)": threads,
+            "voice": f"{cfg.voice} in {voices.shown(cfg.root)}",
+            "threads (both sides)": cfg.threads,
             "measured rounds": args.rounds,
             "server options for timing": " ".join(cfg.uncached) or "none (no audio cache)",
             "run": "quick smoke run (not for comparison)" if args.quick else "full",
         },
     )
-    bert = root / voices.BERT_FILE
+    bert = cfg.root / voices.BERT_FILE
     res.bert_mb = bert.stat().st_size / 2**20
-    _LOGGER.info(
-        "Benchmark of %s, %d threads, %d rounds; logs in %s",
-        voice,
-        threads,
-        args.rounds,
-        work / "logs",
-    )
+    _LOGGER.info("Benchmark of %s, %d threads, %d rounds; logs in %s", cfg.voice, cfg.threads,
+                 args.rounds, cfg.work / "logs")  # fmt: skip
     started = time.monotonic()
     if args.one_word:
         res.settings["before each measured request"] = "「はい。」, on both sides"
-    condition = slow_board() if args.slow_board else busy_core() if args.busy_core else None
-    with condition or nullcontext(-1) as cpu:
-        if cpu >= 0 and args.slow_board:
-            res.settings["condition"] = (
-                f"simulated slow board: each side pinned to CPU {cpu} (taskset) next to a "
-                "CPU-bound busy loop, 1 thread"
-            )
-        elif cpu >= 0:
-            res.settings["condition"] = f"a CPU-bound busy loop on CPU {cpu}, both sides free"
+    condition: AbstractContextManager[Board | int | None]
+    if board is not None:
+        condition = slow_board(cfg.root, cfg.voice, cfg.root / "cache", board, args.board_speed)
+    else:
+        condition = busy_core() if args.busy_core else nullcontext(None)
+    with condition as on:
+        if isinstance(on, Board):
+            res.settings["condition"] = on.describe()
+        elif on is not None:
+            res.settings["condition"] = f"a CPU-bound busy loop on CPU {on}, both sides free"
         server, ref = runner.startup_phase(cfg, res)
         try:
             runner.repeat_phase(cfg, server, ref, res)
@@ -138,22 +144,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         runner.parity_phase(cfg, res)
     res.settings["duration of the run"] = f"{(time.monotonic() - started) / 60:.1f} min"
     res.settings[END_LOAD] = f"{os.getloadavg()[0]:.2f}"
-    (work / "results.json").write_text(to_json(res), encoding="utf-8")
+    res.settings["topic"] = _topic(args, board)
+    (cfg.work / f"results-{res.settings['topic']}.json").write_text(to_json(res), encoding="utf-8")
     _write(res, args)
-    sys.stdout.write(f"Logs and results.json (for --render) in {work}\n")
-    return 0
 
 
-def _topic(args: argparse.Namespace) -> str:
+def _topic(args: argparse.Namespace, board: str | None) -> str:
     """The topic a timing run writes: on a normal machine, a slow board or a busy core."""
-    return "slow-board" if args.slow_board else "busy-core" if args.busy_core else "speed"
+    if board is not None:
+        return "slow-board" if board == "steady" else f"slow-board-{board}"
+    return "busy-core" if args.busy_core else "speed"
 
 
 def _write(res: Results, args: argparse.Namespace) -> None:
     threads = f"{res.settings.get('threads (both sides)', '?')} threads"
     end_load = str(res.settings.get(END_LOAD, "?")).split(",")[0]
     said = conditions(res.machine, threads, end_load)
-    text = sections.body(_topic(args), args.command, said, document.markdown(res))
-    sections.write_topic(args.out, _topic(args), text)
+    topic = str(res.settings.get("topic", "speed"))
+    text = sections.body(topic, args.command, said, document.markdown(res))
+    sections.write_topic(args.out, topic, text)
     sys.stdout.write(report.table(report.rows(res)) + "\n")
     sys.stdout.write(f"Wrote {args.out}\n")

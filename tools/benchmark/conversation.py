@@ -1,8 +1,8 @@
 """A conversation partner's first sound on a slow board: ``script/benchmark --conversation``.
 
 A voice satellite gives up on a reply that has not started playing 2 s after it asked, so the
-first audio chunk must leave the server within about 1 s. On the simulated slow board (our
-server pinned to one CPU a busy loop shares, 1 thread), with each decoder (the fast one made
+first audio chunk must leave the server within about 1 s. On each simulated slow board
+(slow_board.py; 1 thread), with each decoder (the fast one made
 first, as ``--decoders`` makes it), with the first-audio deadline off (``--first-audio-within
 0``: the server before it) and on (the default), in turn, round after round:
 
@@ -29,9 +29,8 @@ from wyoming.audio import AudioChunk, AudioStop
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 
 from tools.benchmark.decoders import WARM_UP, _wait_for_choice
-from tools.benchmark.listening import listen, waits
+from tools.benchmark.listening import gapless_start, listen, waits
 from tools.benchmark.ours import Server, wyoming_client
-from tools.benchmark.slow_board import slow_board
 
 REPLIES = {
     "short": "リビングの電気を消しました。",
@@ -56,27 +55,35 @@ class Heard:
     end_s: float
     waits_in_speech: list[float]
     waits_in_pauses: list[float]
+    gapless_s: float
+    """The earliest start of the words from which the audio, as it was made, plays through
+    (listening.gapless_start)."""
 
 
 @dataclass
 class ConversationResults:
-    heard: dict[tuple[str, str, str, str], list[Heard]] = field(default_factory=dict)
-    """(decoder, deadline, reply, asked) -> each round."""
+    heard: dict[tuple[str, str, str, str, str], list[Heard]] = field(default_factory=dict)
+    """(board, decoder, deadline, reply, asked) -> each round."""
+    boards: dict[str, str] = field(default_factory=dict)
+    """Each slow board, described."""
 
-    def add(self, key: tuple[str, str, str, str], heard: Heard) -> None:
+    def add(self, key: tuple[str, str, str, str, str], heard: Heard) -> None:
         self.heard.setdefault(key, []).append(heard)
 
     def markdown(self) -> str:
         lines = [
-            "| decoder | reply | asked | first chunk (off → on) | first voiced (off → on) "
+            *(f"- {board}: {described}" for board, described in self.boards.items()),
+            "",
+            "| board | decoder | reply | asked | first chunk (off → on) "
+            "| first voiced (off → on) | after a gapless start (on) "
             "| end of listening (off → on) | longest wait in speech (on) "
             "| longest wait in a pause (on) |",
-            "|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         med = statistics.median
-        for decoder, _deadline, reply, asked in sorted(k for k in self.heard if k[1] == "on"):
-            off = self.heard.get((decoder, "off", reply, asked), [])
-            on = self.heard[(decoder, "on", reply, asked)]
+        for board, decoder, _on, reply, asked in sorted(k for k in self.heard if k[2] == "on"):
+            off = self.heard.get((board, decoder, "off", reply, asked), [])
+            on = self.heard[(board, decoder, "on", reply, asked)]
 
             def pair(name: str, before: list[Heard] = off, after: list[Heard] = on) -> str:
                 first = f"{med([getattr(h, name) for h in before]):.2f}" if before else "-"
@@ -84,37 +91,38 @@ class ConversationResults:
 
             speech = max((w for h in on for w in h.waits_in_speech), default=0.0)
             pauses = max((w for h in on for w in h.waits_in_pauses), default=0.0)
+            late = med([h.first_voiced_s - h.gapless_s for h in on])
             lines.append(
-                f"| {decoder} | {reply} | {asked} | {pair('first_chunk_s')} "
-                f"| {pair('first_voiced_s')} | {pair('end_s')} | {speech:.2f} s "
-                f"| {pauses:.2f} s |"
+                f"| {board} | {decoder} | {reply} | {asked} | {pair('first_chunk_s')} "
+                f"| {pair('first_voiced_s')} | {late:+.2f} s | {pair('end_s')} "
+                f"| {speech:.2f} s | {pauses:.2f} s |"
             )
         return "\n".join(lines) + "\n"
 
 
-def run(root: Path, voice: str, cache: Path, work: Path, rounds: int) -> ConversationResults:
-    """Every decoder and deadline on the slow board, one server after the other, each round
-    through all of them (``cache`` holds the fast decoder already)."""
-    results = ConversationResults()
-    with slow_board():
-        for _ in range(rounds):
-            for decoder in ("reference", "fast"):
-                for deadline, option in DEADLINES.items():
-                    extra = ("--decoder", decoder, "--cache-dir", str(cache), "--audio-cache-mb",
-                             "0", "--debug", *option)  # fmt: skip
-                    log = work / f"conversation-{decoder}-{deadline}-{time.monotonic_ns()}.log"
-                    server = Server(root, voice, 1, log, extra)
-                    try:
-                        server.wait_ready()
-                        _wait_for_choice(server, decoder)
-                        for reply, text in REPLIES.items():
-                            for asked in ("one-shot", "streamed"):
-                                server.synthesize(WARM_UP)
-                                heard = asyncio.run(_ask(server.port, text, asked == "streamed"))
-                                results.add((decoder, deadline, reply, asked), heard)
-                    finally:
-                        server.stop()
-    return results
+def run(
+    root: Path, voice: str, cache: Path, work: Path, rounds: int, board: str,
+    results: ConversationResults,
+) -> None:  # fmt: skip
+    """Every decoder and deadline on the slow board in effect (``board``), one server after
+    the other, each round through all of them (``cache`` holds the fast decoder already)."""
+    for _ in range(rounds):
+        for decoder in ("reference", "fast"):
+            for deadline, option in DEADLINES.items():
+                extra = ("--decoder", decoder, "--cache-dir", str(cache), "--audio-cache-mb",
+                         "0", "--debug", *option)  # fmt: skip
+                log = work / f"conversation-{decoder}-{deadline}-{time.monotonic_ns()}.log"
+                server = Server(root, voice, 1, log, extra)
+                try:
+                    server.wait_ready()
+                    _wait_for_choice(server, decoder)
+                    for reply, text in REPLIES.items():
+                        for asked in ("one-shot", "streamed"):
+                            server.synthesize(WARM_UP)
+                            heard = asyncio.run(_ask(server.port, text, asked == "streamed"))
+                            results.add((board, decoder, deadline, reply, asked), heard)
+                finally:
+                    server.stop()
 
 
 async def _ask(port: int, text: str, streamed: bool) -> Heard:
@@ -151,7 +159,7 @@ async def _heard(
     arrivals: list[tuple[float, float]] = []
     pcm: list[bytes] = []
     first_chunk = first_voiced = None
-    rate = 0
+    rate = voiced_from = 0
     while True:
         event = await client.read_event()  # type: ignore[attr-defined]
         if event is None:
@@ -164,7 +172,7 @@ async def _heard(
             pcm.append(chunk.audio)
             first_chunk = first_chunk or now
             if first_voiced is None and chunk.audio.strip(b"\x00"):
-                first_voiced = now
+                first_voiced, voiced_from = now, len(arrivals) - 1
         elif AudioStop.is_type(event.type):
             break
         elif event.type == "error":
@@ -179,4 +187,5 @@ async def _heard(
         listen(relative).end_s,
         [w.seconds for w in found if not w.in_a_pause],
         [w.seconds for w in found if w.in_a_pause],
+        gapless_start(relative, voiced_from),
     )

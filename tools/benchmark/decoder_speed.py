@@ -1,9 +1,11 @@
 """The fast decoder made and timed in a process of its own, so that the process can see the
 CPU as another CPU would be seen (tools/cpuid_mask: x86 without VNNI on a machine with it).
 
-``python -m tools.benchmark.decoder_speed ROOT VOICE CACHE ROUNDS`` makes the fast decoder
-into CACHE as a server would, times it against the reference at 1 and 2 threads, and prints
-both as one line of JSON.
+``python -m tools.benchmark.decoder_speed ROOT VOICE CACHE ROUNDS JOE`` makes the fast decoder
+of the real trained decoder (in JOE, trained_decoder.py) and times it against that decoder's
+FP32; then makes the voice's fast decoder into CACHE as a server would, with the precisions
+the trained decoder's gate allowed at the same places (trained_decoder.same_places), and times
+it against the reference at 1 and 2 threads; prints all of it as one line of JSON.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tools import cpuid_mask
-from tools.benchmark.decoders import Measured, make_fast, speeds
+from tools.benchmark import trained_decoder
+from tools.benchmark.decoders import Measured, make_fast, speeds, voice_generator
 from tools.server_process import REPO_ROOT, server_env
 
 THREADS = (1, 2)
@@ -35,23 +38,33 @@ def cpus() -> dict[str, dict[str, str]]:
     return found
 
 
-def measure(root: Path, voice: str, cache: Path, rounds: int, env: dict[str, str]) -> Measured:
-    """Make and time the fast decoder in a child process started with ``env``."""
+def measure(
+    root: Path, voice: str, cache: Path, rounds: int, joe: Path, env: dict[str, str]
+) -> Measured:
+    """Make and time both fast decoders in a child process started with ``env``."""
     done = subprocess.run(
-        [sys.executable, "-m", __name__, str(root), voice, str(cache), str(rounds)],
+        [sys.executable, "-m", __name__, str(root), voice, str(cache), str(rounds), str(joe)],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the decoder timing failed: {done.stderr[-2000:]}")
     data = json.loads(done.stdout.strip().splitlines()[-1])
-    return Measured(data["made"], {int(k): v for k, v in data["speed"].items()})
+    trained = data["trained"]
+    trained["speed"] = {int(k): v for k, v in trained["speed"].items()}
+    return Measured(data["made"], {int(k): v for k, v in data["speed"].items()}, trained)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    root, voice, cache, rounds = argv if argv is not None else sys.argv[1:]
-    made = make_fast(Path(root), voice, Path(cache), max(THREADS))
+    root, voice, cache, rounds, joe = argv if argv is not None else sys.argv[1:]
+    trained = trained_decoder.measure(Path(joe))
+    generator = voice_generator(Path(root), voice)
+    groups = trained["precision"]["int8_groups"]
+    int8 = trained_decoder.same_places(groups, trained_decoder.joe_generator(Path(joe)), generator)
+    trained["placed"] = list(int8)
+    keep = trained_decoder.keep_float(int8, generator)
+    made = make_fast(Path(root), voice, Path(cache), max(THREADS), keep)
     timed = {t: speeds(Path(root), voice, Path(cache), t, int(rounds)) for t in THREADS}
-    print(json.dumps({"made": made, "speed": timed}))
+    print(json.dumps({"made": made, "speed": timed, "trained": trained}))
     return 0
 
 

@@ -128,7 +128,9 @@ def _targets(res: Results) -> str:
 
 def markdown(res: Results) -> str:
     """The topic's report (sections.body adds its title and command)."""
-    shown = {k: v for k, v in res.settings.items() if not k.startswith("load average")}
+    shown = {
+        k: v for k, v in res.settings.items() if not k.startswith("load average") and k != "topic"
+    }
     settings = "; ".join(f"{k} {v}" for k, v in shown.items())
     versions = (f"hayakoe {res.machine.get('hayakoe (reference)')}, wyoming "
                 f"{res.machine.get('wyoming')}, numpy {res.machine.get('numpy')}")  # fmt: skip

@@ -1,14 +1,14 @@
 """The server process's memory on a first start (empty cache) and a second start.
 
-python -m tools.benchmark.first_start VOICE_ROOT [--repo PATH ...] [--rounds N] [--slow-board]
+python -m tools.benchmark.first_start VOICE_ROOT [--repo PATH ...] [--rounds N] [--slow-board B]
 
 Starts ``python -m wyoming_hayakoe`` on VOICE_ROOT (a data dir such as the ``full`` synthetic
 voice) with a new, empty ``--cache-dir``, reads its peak RSS (VmHWM) when it is ready and after
 one short request, stops it, then starts it again on the now filled cache and reads the same.
 Each ``--repo`` is a checkout whose code is measured (default: this one); with several, they
-take turns within every round, so a busy machine weighs on all of them alike. ``--slow-board``
-pins every start (and its children) to one CPU beside a busy loop, with one thread
-(tools/benchmark/slow_board.py): about how long a first start takes on a small board.
+take turns within every round, so a busy machine weighs on all of them alike. ``--slow-board
+steady`` (or ``shared``) runs every start (and its children) with one thread on a calibrated
+slow board (tools/benchmark/slow_board.py): about how long a first start takes on a small one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.benchmark.procinfo import machine, memory
-from tools.benchmark.slow_board import command_prefix, slow_board
+from tools.benchmark.slow_board import BOARDS, command_prefix, slow_board
 from tools.benchmark.voices import voice_names
 from tools.server_process import REPO_ROOT, ServerProcess, start_server
 from tools.wyoming_requests import synthesize
@@ -61,7 +61,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--text", default=SHORT_TEXT, help="the short request")
     parser.add_argument(
-        "--slow-board", action="store_true", help="one thread on one CPU beside a busy loop"
+        "--slow-board",
+        choices=BOARDS,
+        help="one thread on a calibrated slow board (tools/benchmark/slow_board.py)",
     )
     args = parser.parse_args(argv)
     if args.slow_board:
@@ -176,10 +178,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     repos = args.repo or [REPO_ROOT]
     info = machine()
     print(f"# {info['date']}, load average {info['load average at start']}", flush=True)
-    with slow_board() if args.slow_board else nullcontext(-1) as cpu:
-        if cpu >= 0:
-            print(f"# slow board: CPU {cpu} beside a busy loop, 1 thread", flush=True)
-        results = _rounds(args, repos, root, voice)
+    with tempfile.TemporaryDirectory(prefix="board-cache-") as board_cache:
+        board = (
+            slow_board(root, voice, Path(board_cache), args.slow_board)
+            if args.slow_board
+            else nullcontext(None)
+        )
+        with board as on:
+            if on is not None:
+                print(f"# {on.describe()}", flush=True)
+            results = _rounds(args, repos, root, voice)
     print("\n| | ready | peak when ready | peak after a short request | server + children |")
     print("|---|---|---|---|---|")
     for (repo, label), starts in results.items():

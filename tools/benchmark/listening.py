@@ -7,7 +7,7 @@ the later of each chunk's arrival and the end of the chunk before it, plus the c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -31,6 +31,31 @@ def listen(chunks: Iterable[tuple[float, float]], first_sound: int = 0) -> Liste
         start = arrival if playhead is None else max(arrival, playhead)
         playhead = start + duration
     return Listening(playhead or 0.0, longest)
+
+
+RELEASED_TOGETHER_S = 0.05
+"""Chunks arriving this soon after the first sound were sent with it: held back, their
+arrival is the server's choice, not when they were made."""
+HELD_AUDIO_S = 0.5
+"""A first sound sent with less audio than this was not held back (a first window's audio,
+sent as it was made): it bounds the start too."""
+
+
+def gapless_start(chunks: Sequence[tuple[float, float]], first_sound: int) -> float:
+    """The earliest time the words (from chunk ``first_sound`` on) could have started and
+    played through, given when the audio was made: every chunk made after the first sound
+    must arrive before the listener reaches it, and the last one shows when the whole was
+    made (a start before it less the audio would run out, however the server paced it). A
+    server whose first sound comes later than this held it back longer than it needed."""
+    words = chunks[first_sound:]
+    released = words[0][0]
+    together = sum(d for a, d in words if a <= released + RELEASED_TOGETHER_S)
+    start, played = (released if together < HELD_AUDIO_S else 0.0), 0.0
+    for index, (arrival, duration) in enumerate(words):
+        if arrival > released + RELEASED_TOGETHER_S or index == len(words) - 1:
+            start = max(start, arrival - played)
+        played += duration
+    return start
 
 
 @dataclass(frozen=True)

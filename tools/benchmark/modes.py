@@ -21,6 +21,7 @@ from tools.benchmark import (
     offline_mode,
     sections,
     several,
+    trained_decoder,
     voices,
 )
 from tools.benchmark.ours import Server
@@ -83,9 +84,14 @@ def decoders_mode(args: argparse.Namespace, root: Path, voice: str, work: Path) 
     _LOGGER.info("Decoders mode; logs in %s", work)
     for index, (cpu, env) in enumerate(decoder_speed.cpus().items()):
         cache = work / f"cache-{index}"
-        results.cpus[cpu] = decoder_speed.measure(root, voice, cache, 5 * args.rounds, env)
-    results.heard = decoders.slow_board_run(root, voice, work / "cache-0", work, args.rounds)
-    threads = "1 and 2 threads; the slow board 1"
+        results.cpus[cpu] = decoder_speed.measure(root, voice, cache, 5 * args.rounds,
+                                                  work / "joe", env)  # fmt: skip
+    for board in args.board:
+        with slow_board(root, voice, work / "cache-0", board, args.board_speed) as on:
+            results.boards[board] = on.describe()
+            results.heard[board] = decoders.slow_board_run(root, voice, work / "cache-0", work,
+                                                           args.rounds)  # fmt: skip
+    threads = "1 and 2 threads; the slow boards 1"
     write(args, "decoders", info, threads, decoders.markdown(results))
     return 0
 
@@ -93,8 +99,13 @@ def decoders_mode(args: argparse.Namespace, root: Path, voice: str, work: Path) 
 def memory(args: argparse.Namespace, root: Path, voice: str, threads: int, work: Path) -> int:
     """Starts in a memory cgroup (memory_mode.py), on the slow board if asked."""
     info = machine()
-    with slow_board() if args.slow_board else nullcontext(-1) as cpu:
-        condition = f", pinned to CPU {cpu} beside a busy loop" if cpu >= 0 else ""
+    board = (
+        slow_board(root, voice, work / "board-cache", args.board[0], args.board_speed)
+        if args.slow_board
+        else nullcontext(None)
+    )
+    with board as on:
+        condition = f", on {on.describe()}" if on is not None else ""
         _LOGGER.info("Memory mode, %d threads%s; logs in %s", threads, condition, work)
         results = memory_mode.run(
             args.repo, root, voice, threads, args.memory, args.compiled_memory, work
@@ -119,9 +130,14 @@ def conversation_mode(args: argparse.Namespace, root: Path, voice: str, work: Pa
     info = machine()
     cache = work / "cache"
     _LOGGER.info("Conversation mode; logs in %s", work)
-    decoders.make_fast(root, voice, cache, 2)
-    results = conversation.run(root, voice, cache, work, args.rounds)
-    write(args, "conversation", info, "the slow board, 1 thread", results.markdown())
+    keep = trained_decoder.placed_keep_float(work / "joe", decoders.voice_generator(root, voice))
+    decoders.make_fast(root, voice, cache, 2, keep)
+    results = conversation.ConversationResults()
+    for board in args.board:
+        with slow_board(root, voice, cache, board, args.board_speed) as on:
+            results.boards[board] = on.describe()
+            conversation.run(root, voice, cache, work, args.rounds, board, results)
+    write(args, "conversation", info, "the slow boards, 1 thread", results.markdown())
     return 0
 
 

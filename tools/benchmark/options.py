@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tools.benchmark import voices
 from tools.benchmark.modes import DEV_TOOLS
+from tools.benchmark.slow_board import BOARDS, TARGET_SPEED
 from tools.benchmark.texts import QUICK, TEXTS
 
 UNSHOWN = ("--out", "--work")
@@ -49,8 +50,25 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--slow-board",
         action="store_true",
-        help="simulate a slow board: both sides with 1 thread, pinned to one CPU that a "
-        "busy loop shares (no four-voice, wyoming-bench or parity phase)",
+        help="on a simulated slow board: both sides with 1 thread on one CPU, of whose time "
+        "they get a share calibrated so that the reference decoder runs at --board-speed "
+        "(tools/benchmark/slow_board.py; root); no four-voice, wyoming-bench or parity phase",
+    )
+    parser.add_argument(
+        "--board",
+        nargs="+",
+        choices=BOARDS,
+        default=list(BOARDS),
+        help="the slow boards of --slow-board, --decoders and --conversation: 'steady' (the "
+        "time in the shortest slices), 'shared' (in 20 ms slices); default both, one after "
+        "the other (the memory mode: the first)",
+    )
+    parser.add_argument(
+        "--board-speed",
+        type=float,
+        default=TARGET_SPEED,
+        help=f"the reference decoder's speed on the slow board, x real time on 1 thread "
+        f"(default {TARGET_SPEED})",
     )
     parser.add_argument(
         "--several-clients",

@@ -24,6 +24,8 @@ MARKER_SUFFIX = " -->"
 TITLES = {
     "speed": "Speed, first sound and memory against the reference",
     "slow-board": "Speed against the reference on a simulated slow board",
+    "slow-board-shared": "Speed against the reference on a simulated slow board shared with "
+    "other work",
     "busy-core": "Speed against the reference beside a busy core",
     "decoders": "The fast decoder on every CPU",
     "decoder-quality": "The fast decoder's quality on a real trained decoder",

@@ -70,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="GROUP",
         help="make the fast decoder with every layer group but these in int8, instead of "
-        "choosing them by measurement (conv_pre, 'stage N', conv_post); with --decoder fast",
+        "choosing them by measurement (conv_pre, 'stage N', a stage's 'block N', conv_post); "
+        "with --decoder fast",
     )
     parser.add_argument("--debug", action="store_true", help="log what happens")
     return parser

@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="GROUP",
         help="keep these layer groups in FP32 and make the others int8, instead of choosing "
         "by measurement (groups: conv_pre, 'stage N' for the blocks after upsampling N, "
-        "conv_post)",
+        "'block N' for residual block N alone, conv_post)",
     )
     parser.add_argument("--threads", type=positive_int, help="ONNX Runtime threads")
     parser.add_argument("--debug", action="store_true", help="log each trial")

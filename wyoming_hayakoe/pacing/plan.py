@@ -103,6 +103,23 @@ def plan_windows(
     return Plan(best.windows, best.first_sound, decoding.speed, lead, high)
 
 
+def plays_through(
+    frames: int,
+    frame_seconds: float,
+    speed: float,
+    lead: float,
+    audible: Callable[[int], float],
+    cut_frames: float = 0.0,
+    delay: float = 0.0,
+) -> bool:
+    """Whether a sentence of ``frames`` (arguments as :func:`plan_windows`) decoded in
+    windows as large as the ``lead`` allows, each sent as it comes, never keeps its listener
+    waiting: what a held-back sentence asks before its audio goes out."""
+    decoding = Decoding(frame_seconds, max(speed, 1e-3), cut_frames)
+    run = simulate([SimulatedSentence(frames, audible)], decoding, lead, 0, delay)
+    return not (run.gap or run.late_start)
+
+
 def text_start(
     sentences: Sequence[Upcoming],
     frame_seconds: float,

@@ -2,15 +2,19 @@
 
 Playing: each window as large as the audio still to play allows (:func:`.windows.fitting_window`),
 on the learned speed or the last window's if slower, so a machine that slows down mid-sentence
-gets smaller windows before it runs dry. Held back (pre-roll, below real time): small windows
-whose audio waits; after each, the rest is planned on the speed seen in this sentence, and the
-held audio goes out as soon as the rest can follow without a gap. A machine faster than
-assumed thus starts sooner, one slower waits longer instead of stopping.
+gets smaller windows before it runs dry. Held back (pre-roll, below real time): windows whose
+audio waits; after each, the release is planned again on the speed seen in this sentence (the
+fewest frames known after which the rest can follow without a gap), the next window ends
+there, and the held audio goes out as soon as it is reached. A machine faster than assumed
+thus starts sooner, one slower waits longer instead of stopping, and a release never waits
+for the end of a window larger than it needed (at 0.45x a window of 128 frames takes 3 s).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -23,9 +27,11 @@ from .margins import (
     SEEN_SPEED_CAP,
     SPEED_MARGIN,
 )
-from .plan import plan_windows
+from .plan import plays_through
 from .scheduler import Scheduler
 from .windows import busy_seconds, fitting_window, frames_within
+
+_LOGGER = logging.getLogger(__name__)
 
 
 class DecoderTiming(Protocol):
@@ -77,6 +83,9 @@ class SentenceDecode:
         """Seconds the windows of this sentence took to decode, fixed costs excluded."""
         self.last_speed = math.inf
         """The speed of the last window alone: it tells first when the machine slows down."""
+        self._speeds: list[float] = []
+        self.release_at = self.plan.hold
+        """While held: the frames known after which the held audio goes out."""
 
     @property
     def done(self) -> bool:
@@ -98,10 +107,9 @@ class SentenceDecode:
         if not self.windows and not self.holding:
             return min(self.plan.windows[0], left)
         if self.holding:
-            # Up to what the plan holds back in windows as large as decode fast; past it (a
-            # machine slower than planned), small ones, to release as soon as it can.
-            planned = self.plan.hold - self.known
-            return min(max(planned, HELD_WINDOW_FRAMES), MAX_WINDOW_FRAMES, left)
+            # Up to the release planned, in windows as large as decode fast.
+            planned = max(self.release_at - self.known, MIN_WINDOW_FRAMES)
+            return min(planned, MAX_WINDOW_FRAMES, left)
         scheduler = self.scheduler
         lead = scheduler.lead()
         speed = min(scheduler.speed.assumed(), self.last_speed * SPEED_MARGIN)
@@ -124,14 +132,25 @@ class SentenceDecode:
         busy = busy_seconds(took)
         self.scheduler.speed.observe(done, busy)
         self.last_speed = done / max(busy, 1e-6)
+        self._speeds.append(self.last_speed)
         self.work += done
         self.busy += busy
         if audio is not None:
             self.held.append(audio)
         if self.done:
             self.scheduler.mark_sentence_made()
-        if not self.held or (self.holding and not self._rest_follows_in_time()):
+        if self.holding:
+            self.release_at = self._release_point()
+        if not self.held or (self.holding and self.release_at > self.known):
             return None
+        if self.holding:
+            _LOGGER.debug(
+                "Held sound released after %d of %d frames: %.2fx seen in this sentence, "
+                "%.2fx assumed, margin %.2f; windows %s",
+                self.known, self.frames, self.speed_seen(),
+                self.scheduler.speed.assumed(steady=True), self.scheduler.speed.margin(),
+                [f"{w}:{v:.3f}" for w, v in zip(self.windows, self._speeds, strict=False)],
+            )  # fmt: skip
         self.holding = False
         out = self.held[0] if len(self.held) == 1 else np.concatenate(self.held)
         self.held = []
@@ -141,23 +160,42 @@ class SentenceDecode:
         """Seconds of audio decoded per second of decoding in this sentence so far."""
         return self.work / max(self.busy, 1e-6)
 
-    def _rest_follows_in_time(self) -> bool:
-        """Whether the held audio lasts until the rest arrives, at the speed seen so far."""
-        rest = self.frames - self.known
-        if rest == 0:
-            return True
+    def _release_point(self) -> int:
+        """The fewest frames known after which the held audio lasts until the rest arrives,
+        at the speed seen so far (this one if the rest already follows)."""
         if self.plan.hold >= self.frames and self.scheduler.overloaded():
-            return False  # planned whole: more listeners than the machine keeps playing
+            return self.frames  # planned whole: more listeners than the machine keeps playing
+        follows = self._follows_from()
+        if follows(self.known):
+            return self.known
+        low, high = self.known, self.frames  # the whole sentence known always follows
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (low, middle) if follows(middle) else (middle, high)
+        return high
+
+    def _follows_from(self) -> Callable[[int], bool]:
+        """Whether, once ``known`` frames are decoded, the rest follows the audio held by then
+        without a gap, at the speed seen so far."""
         sharing = self.scheduler.planned_sharing()
         speed = self.speed_seen() * self.scheduler.speed.margin()
         cap = self.scheduler.speed.assumed(steady=True) * SEEN_SPEED_CAP
         assumed = min(speed, cap) / sharing.requests
-        lead = sum(len(p) for p in self.held) / self.sample_rate
-        base = self._audible(self.known, self.frames)
-
-        def audible(k: int) -> float:
-            return self._audible(self.known + k, self.frames) - base
-
         delay = sharing.reserve * RESERVE_MARGIN
-        plan = plan_windows(rest, self.frame_seconds, assumed, lead, audible, self.cut, delay)
-        return plan.hold == 0
+        audible, frames, frame_seconds = self._audible, self.frames, self.frame_seconds
+        held = sum(len(piece) for piece in self.held) / self.sample_rate
+        now = audible(self.known, frames)
+
+        def follows(known: int) -> bool:
+            rest = frames - known
+            if rest == 0:
+                return True
+            base = audible(known, frames)
+
+            def audible_rest(k: int) -> float:
+                return audible(known + k, frames) - base
+
+            lead = held + (base - now) * frame_seconds
+            return plays_through(rest, frame_seconds, assumed, lead, audible_rest, self.cut, delay)
+
+        return follows

@@ -4,7 +4,8 @@ Home Assistant restarts its apps at every update, and a server stopped mid-way e
 child with it (compiling/child.py): on a slow board, where the variant takes many minutes and
 the child gives way to every request, a server restarted often would never finish one. So
 each measurement that costs decoding is written to the job's progress folder as soon as it is
-made (the calibration histograms, each timing, each trial of the search) and read back by the
+made (the calibration histograms, each timing, the int8 savings, each trial of the search) and
+read back by the
 next child for the same job, which skips what is there. The folder's key is the job's (the
 model, the versions, the machine), and it is deleted once the decoder is published.
 """
@@ -62,6 +63,13 @@ class Checkpoints:
 
     def keep_timing(self, name: str, timing: dict[str, Timing]) -> None:
         self._write(f"timing-{name}.json", {k: v.as_dict() for k, v in timing.items()})
+
+    def savings(self, name: str) -> dict[str, float] | None:
+        raw = self._read(f"savings-{name}.json")
+        return {k: float(v) for k, v in raw.items()} if isinstance(raw, dict) else None
+
+    def keep_savings(self, name: str, saved: dict[str, float]) -> None:
+        self._write(f"savings-{name}.json", saved)
 
     def trials(self) -> dict[Precision, Trial]:
         raw = self._read(_TRIALS)

@@ -6,15 +6,18 @@ Style-Bert-VITS2's decoder and Piper's are the same HiFi-GAN generator: ``conv_p
 a transposed convolution ``ups.N`` followed by ``K`` residual blocks
 ``resblocks.{N*K} .. resblocks.{N*K+K-1}``, then ``conv_post`` and tanh. Precision is chosen per
 group of these: conv_pre with cond, the residual blocks of each upsampling step (a *stage*,
-running at that step's rate), conv_post. The names are matched as path segments, with or
-without the ``dec/`` of a whole synthesizer's export.
+running at that step's rate), conv_post; and, where a whole stage costs too much, per residual
+block of it (``block N``: on a real trained decoder one stage in int8 missed the gate where two
+of its three blocks passed it). The names are matched as path segments, with or without the
+``dec/`` of a whole synthesizer's export.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ModelFileError
@@ -28,9 +31,23 @@ _LAYER = re.compile(
 )
 
 
+_SCOPE = re.compile(r"^.*?(?:^|/)(?:dec/)?(?:resblocks\.\d+|conv_post|conv_pre|cond)/")
+
+
+def scope_of(name: str) -> str | None:
+    """The layer scope a node or tensor name lies in (``/dec/resblocks.3/``), if any."""
+    match = _SCOPE.match(name)
+    return match.group(0) if match else None
+
+
 def stage_name(index: int) -> str:
     """The group of the residual blocks after upsampling step ``index``."""
     return f"stage {index}"
+
+
+def block_name(index: int) -> str:
+    """The group of residual block ``index`` (``resblocks.{index}``) alone."""
+    return f"block {index}"
 
 
 @dataclass(frozen=True)
@@ -38,7 +55,7 @@ class LayerGroup:
     """Convolutions whose precision is chosen together."""
 
     name: str
-    """``conv_pre``, ``stage N`` or ``conv_post``."""
+    """``conv_pre``, ``stage N``, ``block N`` or ``conv_post``."""
     convs: tuple[str, ...]
     """The names of its Conv nodes."""
     work: float
@@ -53,12 +70,40 @@ class Generator:
     """A generator graph's layer groups, from the latent to the audio."""
 
     groups: tuple[LayerGroup, ...]
+    blocks: Mapping[str, tuple[LayerGroup, ...]] = field(default_factory=dict)
+    """Each stage's residual blocks, a group each, by the stage's name."""
 
     def group(self, name: str) -> LayerGroup:
-        for group in self.groups:
+        """The group ``name``: one of ``groups``, or a block of a stage."""
+        for group in (*self.groups, *(b for blocks in self.blocks.values() for b in blocks)):
             if group.name == name:
                 return group
-        raise KeyError(f"no layer group {name!r} (groups: {', '.join(self.names)})")
+        raise KeyError(f"no layer group {name!r} (groups: {', '.join(self.names)}, or a "
+                       "stage's 'block N')")  # fmt: skip
+
+    def knows(self, name: str) -> bool:
+        try:
+            self.group(name)
+        except KeyError:
+            return False
+        return True
+
+    def scopes(self, names: tuple[str, ...] | list[str]) -> set[str]:
+        """The layer scopes of ``names``' convolutions."""
+        return {scope for conv in self.convs(names) if (scope := scope_of(conv)) is not None}
+
+    def all_but(self, kept: Sequence[str]) -> tuple[str, ...]:
+        """Every group but those ``kept`` (a stage whose blocks are kept gives the others)."""
+        names: list[str] = []
+        for group in self.groups:
+            blocks = self.blocks.get(group.name, ())
+            if group.name in kept:
+                continue
+            if any(block.name in kept for block in blocks):
+                names += [block.name for block in blocks if block.name not in kept]
+            else:
+                names.append(group.name)
+        return tuple(names)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -107,11 +152,16 @@ def find_generator(model: Any) -> Generator:
     per_step = len(by_block) // steps
     rates = [math.prod(upsampling[i] for i in range(step + 1)) for step in range(steps)]
     groups = [_group(CONV_PRE, [n for _, n in blocks[CONV_PRE]], 1, weights)]
+    stage_blocks = {}
     for step in range(steps):
-        nodes = [n for b in range(step * per_step, (step + 1) * per_step) for n in by_block[b]]
+        indices = range(step * per_step, (step + 1) * per_step)
+        nodes = [n for b in indices for n in by_block[b]]
         groups.append(_group(stage_name(step), nodes, rates[step], weights))
+        stage_blocks[stage_name(step)] = tuple(
+            _group(block_name(b), by_block[b], rates[step], weights) for b in indices
+        )
     groups.append(_group(CONV_POST, [n for _, n in blocks[CONV_POST]], rates[-1], weights))
-    return Generator(tuple(groups))
+    return Generator(tuple(groups), stage_blocks)
 
 
 def _group(name: str, nodes: list[Any], rate: int, weights: dict[str, list[int]]) -> LayerGroup:

@@ -18,7 +18,6 @@ between the groups stay FP32 (ONNX Runtime has no FP16 transposed convolution).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -28,7 +27,6 @@ import onnxruntime as ort
 
 from .generator import Generator
 
-_SCOPE = re.compile(r"^.*?(?:^|/)(?:dec/)?(?:resblocks\.\d+|conv_post|conv_pre|cond)/")
 _FP16_CONVOLUTIONS = ("Conv", "FusedConv", "NhwcFusedConv")
 
 
@@ -69,12 +67,8 @@ def fp16_convolutions(threads: int = 1) -> bool:
 
 def group_nodes(model: Any, generator: Generator, groups: Iterable[str]) -> set[str]:
     """The names of every node in the scopes of ``groups``' layers."""
-    scopes = set()
-    for conv in generator.convs(list(groups)):
-        match = _SCOPE.match(conv)
-        if match is not None:
-            scopes.add(match.group(0))
-    return {node.name for node in model.graph.node if node.name.startswith(tuple(scopes))}
+    scopes = tuple(generator.scopes(list(groups)))
+    return {node.name for node in model.graph.node if node.name.startswith(scopes)}
 
 
 def to_half(model: Any, nodes: set[str]) -> None:

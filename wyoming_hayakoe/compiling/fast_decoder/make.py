@@ -6,8 +6,9 @@
    (arithmetic.py: the 8-bit activation type, and where 8-bit weights would saturate, 7-bit
    weights or wide sums) on the default split (every group but those at the audio rate):
    ARM's int8 kernels differ from x86's, only the machine can say;
-4. the int8 groups, by measured sensitivity on a few calibration examples (search.py), unless
-   the caller names the groups to keep in float;
+4. the int8 groups, by measured sensitivity on a few calibration examples and the time each
+   saves on the timing example (search.py, savings.py), unless the caller names the groups to
+   keep in float;
 5. the variant, and its quality gate on the check examples, which nothing above has seen
    (unless the caller judges the variant in the form it serves it: in windows, the int8
    steps of a window's edge round float sums of another order, so a window is another draw
@@ -39,7 +40,8 @@ from .generator import Generator, find_generator
 from .half import group_nodes, to_half
 from .quality import QualityGate, gate
 from .ranges import Feeds, TensorHistogram, chunks_of, collect, conv_tensors
-from .search import Search, Trial
+from .savings import per_group, profile
+from .search import Savings, Search, Trial
 from .timing import Timing, interleaved
 from .variant import Precision, mixed_graph, ranges_for
 
@@ -117,9 +119,14 @@ class VariantMaker:
         self.equalized_pairs = 0
         self.arithmetic = probe(settings)
 
-    def session(self, path: Path, precision: Precision | None = None) -> ort.InferenceSession:
-        """``path`` as this machine runs it, with the session config ``precision`` needs."""
+    def session(
+        self, path: Path, precision: Precision | None = None, profiled: bool = False
+    ) -> ort.InferenceSession:
+        """``path`` as this machine runs it, with the session config ``precision`` needs
+        (``profiled``: with ONNX Runtime's profiler on)."""
         options = self.settings.session_options()
+        options.enable_profiling = profiled
+        options.profile_file_prefix = str(self.work / "profile")  # in the work folder
         for key, value in (precision.path.session_config() if precision else {}).items():
             options.add_session_config_entry(key, value)
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -150,11 +157,12 @@ class VariantMaker:
         prior = tuple(n for n in generator.names if n not in generator.audio_rate)
         forced = None
         if keep_float is not None:
-            unknown = set(keep_float) - set(generator.names)
+            unknown = {name for name in keep_float if not generator.knows(name)}
             if unknown:
                 raise ValueError(f"no layer group {', '.join(sorted(unknown))} "
-                                 f"(groups: {', '.join(generator.names)})")  # fmt: skip
-            forced = tuple(n for n in generator.names if n not in keep_float)
+                                 f"(groups: {', '.join(generator.names)}, or a stage's "
+                                 "'block N')")  # fmt: skip
+            forced = generator.all_but(keep_float)
         timing = self.path_timing(forced or prior, timing_example)
         fastest = min(timing, key=lambda name: timing[name].median)
         base = Precision(()).on_path(next(p for p in self.arithmetic.paths if p.name == fastest))
@@ -164,7 +172,7 @@ class VariantMaker:
         else:
             self._announce("sensitivity")
             search = self.search()
-            chosen = search.choose(base)
+            chosen = search.choose(base, self.savings(timing_example))
             trials = search.trials
             if chosen is None:
                 raise NoFastVariant("no layer group of this decoder stays within the quality "
@@ -191,6 +199,24 @@ class VariantMaker:
         can_equalize = self._equalize_once() > 0
         return Search(self.generator, decode, references, self.sample_rate, can_equalize,
                       self.checkpoints.trials(), self.checkpoints.keep_trial)  # fmt: skip
+
+    def savings(self, example: Feeds) -> Savings:
+        """Seconds each int8 group of a variant saves on ``example`` (savings.py)."""
+
+        def measure(precision: Precision) -> dict[str, float]:
+            name = ",".join(precision.int8_groups)
+            if (kept := self.checkpoints.savings(name)) is not None:
+                return kept
+            mixed = self.work / "savings.onnx"
+            self.build(precision, mixed)
+            plain = profile(self.session(self.plain, profiled=True), example)
+            ours = profile(self.session(mixed, precision, profiled=True), example)
+            saved = per_group(self.generator, precision.int8_groups, plain, ours)
+            release_freed_heap()
+            self.checkpoints.keep_savings(name, saved)
+            return saved
+
+        return measure
 
     def path_timing(self, groups: tuple[str, ...], example: Feeds) -> dict[str, Timing]:
         """Every exact integer path on ``groups``, timed in turn on ``example``."""

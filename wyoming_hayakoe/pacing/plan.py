@@ -111,11 +111,14 @@ def plays_through(
     audible: Callable[[int], float],
     cut_frames: float = 0.0,
     delay: float = 0.0,
+    sizing_speed: float | None = None,
 ) -> bool:
     """Whether a sentence of ``frames`` (arguments as :func:`plan_windows`) decoded in
-    windows as large as the ``lead`` allows, each sent as it comes, never keeps its listener
-    waiting: what a held-back sentence asks before its audio goes out."""
-    decoding = Decoding(frame_seconds, max(speed, 1e-3), cut_frames)
+    windows as large as the ``lead`` allows at ``sizing_speed`` (default: ``speed``), each
+    sent as it comes, never keeps its listener waiting: what a held-back sentence asks before
+    its audio goes out."""
+    sizing = None if sizing_speed is None else max(sizing_speed, 1e-3)
+    decoding = Decoding(frame_seconds, max(speed, 1e-3), cut_frames, sizing)
     run = simulate([SimulatedSentence(frames, audible)], decoding, lead, 0, delay)
     return not (run.gap or run.late_start)
 

@@ -176,11 +176,15 @@ class SentenceDecode:
 
     def _follows_from(self) -> Callable[[int], bool]:
         """Whether, once ``known`` frames are decoded, the rest follows the audio held by then
-        without a gap, at the speed seen so far."""
+        without a gap, at the speed seen so far, in windows sized as they will be once it
+        plays (on the learned speed: smaller than the speed seen would size them, and each
+        window costs a cut; simulated on the speed seen, the last ones came late)."""
         sharing = self.scheduler.planned_sharing()
-        speed = self.speed_seen() * self.scheduler.speed.margin()
-        cap = self.scheduler.speed.assumed(steady=True) * SEEN_SPEED_CAP
+        learned = self.scheduler.speed
+        speed = self.speed_seen() * learned.margin()
+        cap = learned.assumed(steady=True) * SEEN_SPEED_CAP
         assumed = min(speed, cap) / sharing.requests
+        sizing = min(learned.assumed(), self.last_speed * SPEED_MARGIN) / sharing.requests
         delay = sharing.reserve * RESERVE_MARGIN
         audible, frames, frame_seconds = self._audible, self.frames, self.frame_seconds
         held = sum(len(piece) for piece in self.held) / self.sample_rate
@@ -196,6 +200,7 @@ class SentenceDecode:
                 return audible(known + k, frames) - base
 
             lead = held + (base - now) * frame_seconds
-            return plays_through(rest, frame_seconds, assumed, lead, audible_rest, self.cut, delay)
+            return plays_through(rest, frame_seconds, assumed, lead, audible_rest, self.cut,
+                                 delay, sizing)  # fmt: skip
 
         return follows

@@ -1,26 +1,33 @@
-"""How the text front-end reads ordinary prose, against gold readings:
-``python -m tools.reading_check [CORPUS_FOLDER] [--json]``.
+"""How the text front-end reads prose, against gold readings:
+``python -m tools.reading_check [CORPUS_FOLDER ...] [--jsut YAML] [--json]``.
 
 Conversation agents write free Japanese prose, not announcements. A corpus folder holds
-``*.txt`` files of ``ID:TEXT,READING`` lines, the reading in katakana as people wrote it (the
-ITA corpus in tests/data/ita: は as ワ, へ as エ, long vowels mostly as ー). Each sentence is
-read twice, by the G2P library alone (``pyopenjtalk.g2p`` on the text as written) and as the
-server reads it (the normalizer, the smart-home rules, the G2P), in that order in one fresh
-process: the server's front-end adds its brand lexicon to OpenJTalk's dictionary for the rest
-of the process.
+``*.txt`` files of ``ID:TEXT,READING`` lines (``\n`` in a text is a line break), the reading in
+katakana as people wrote it: the ITA corpus (tests/data/ita: は as ワ, へ as エ, long vowels
+mostly as ー) and an agent's prose with readings by hand (tests/data/prose), both by default.
+``--jsut`` adds JSUT's basic5000 sentences with jsut-label's readings (its
+``text_kana/basic5000.yaml``: ``text_level2`` and ``kana_level2``), read from where it is given
+(jsut-label's texts keep their own licences: they are not in this repository). Each sentence
+is read twice, by the G2P library alone (``pyopenjtalk.g2p`` on the text as written) and as the
+server reads it (the normalizer, the smart-home rules, the G2P), every corpus by the one before
+the other in one fresh process: the server's front-end adds its brand lexicon to OpenJTalk's
+dictionary for the rest of the process.
 
 Readings are compared as sounds: the gold katakana turned into phonemes mora by mora, long
 vowels written either way alike (``o u`` and ``e i`` as the long vowel, ``オウ`` as ``オー``),
 and ヴ as ブ.
-For each reader: the share of sentences read exactly right and the phoneme error (edit
-distance over the gold's phonemes), and every sentence the rules read worse than the G2P
+For each corpus and reader: the share of sentences read exactly right and the phoneme error
+(edit distance over the gold's phonemes), the same over the sentences with digits, symbols or
+Latin letters (what the rules are for), and every sentence the rules read worse than the G2P
 alone. A rule of ours must never make ordinary prose worse (tests/text/test_reading_check.py).
+BENCHMARKS.md's readings topic is written by reading_topic.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -31,7 +38,13 @@ from wyoming_hayakoe.text.frontend import TextFrontend
 from wyoming_hayakoe.text.kana import kana_to_phonemes
 from wyoming_hayakoe.text.symbols import PAD, PUNCTUATIONS
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "ita"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+DEFAULT_CORPUS = DATA / "ita"
+CORPORA = (DEFAULT_CORPUS, DATA / "prose")
+_MARKED = re.compile(
+    r"[0-9０-９A-Za-zＡ-Ｚａ-ｚ%％+＋=＝×÷±≤≥≠<>＜＞/／@＠#＃$＄&＆*＊~〜^_|｜\\(（)）\[\]［］{}]"
+)
+"""What the rules are for: digits, Latin letters, symbols."""
 _LONG = {("o", "u"): ("o", "o"), ("e", "i"): ("e", "e")}
 """Long vowels written as their second vowel: the same sound as written with ー."""
 _SAME = {"v": "b"}
@@ -85,6 +98,9 @@ class Report:
     worse: list[tuple[str, str, str, str]]
     """(id, text, the G2P's reading, ours) of each sentence the rules read worse."""
     g2p_library: str
+    g2p_marked: Reader | None = None
+    """The G2P alone on the sentences with digits, symbols or Latin letters (None: none)."""
+    ours_marked: Reader | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -92,6 +108,8 @@ class Report:
             "ours": asdict(self.ours),
             "worse": self.worse,
             "g2p_library": self.g2p_library,
+            "g2p_marked": asdict(self.g2p_marked) if self.g2p_marked else None,
+            "ours_marked": asdict(self.ours_marked) if self.ours_marked else None,
         }
 
 
@@ -101,12 +119,27 @@ def corpus(folder: Path = DEFAULT_CORPUS) -> list[Sentence]:
         if path.name.upper().startswith("LICEN"):
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
+            if not line.strip() or line.startswith("#"):
                 continue
             key, _, rest = line.partition(":")
             text, _, gold = rest.rpartition(",")
-            sentences.append(Sentence(key, text, gold))
+            sentences.append(Sentence(key, text.replace("\\n", "\n"), gold))
     return sentences
+
+
+def jsut(path: Path) -> list[Sentence]:
+    """JSUT's basic5000 from jsut-label's ``text_kana/basic5000.yaml`` (hiragana readings)."""
+    import yaml
+
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        Sentence(key, entry["text_level2"], _katakana(entry["kana_level2"]))
+        for key, entry in entries.items()
+    ]
+
+
+def _katakana(hiragana: str) -> str:
+    return "".join(chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c for c in hiragana)
 
 
 def sounds(phonemes: Sequence[str]) -> list[str]:
@@ -164,21 +197,30 @@ def summary(name: str, reads: Sequence[Read], sentences: Sequence[Sentence]) -> 
     return Reader(name, len(reads), right, sum(r.errors for r in reads), gold)
 
 
-def check(folder: Path = DEFAULT_CORPUS) -> Report:
-    """Both readers over the corpus; call in a fresh process (see the module's docstring)."""
-    sentences = corpus(folder)
-    g2p = read_all(g2p_alone, sentences)
-    ours = read_all(server(TextFrontend(smart_home=True)), sentences)
+def check(corpora: dict[str, list[Sentence]]) -> dict[str, Report]:
+    """Both readers over each corpus, the G2P alone over all first; call in a fresh process
+    (see the module's docstring)."""
+    g2p = {name: read_all(g2p_alone, sentences) for name, sentences in corpora.items()}
+    frontend = TextFrontend(smart_home=True)
+    return {name: _report(sentences, g2p[name], read_all(server(frontend), sentences))
+            for name, sentences in corpora.items()}  # fmt: skip
+
+
+def _report(sentences: list[Sentence], g2p: list[Read], ours: list[Read]) -> Report:
     worse = [
         (o.key, o.text, " ".join(g.reading), " ".join(o.reading))
         for g, o in zip(g2p, ours, strict=True)
         if o.errors > g.errors
     ]
+    marked = [i for i, s in enumerate(sentences) if _MARKED.search(s.text)]
+    subset = [sentences[i] for i in marked]
     return Report(
         summary("the G2P alone", g2p, sentences),
         summary("the server (rules on)", ours, sentences),
         worse,
         _g2p_library(),
+        summary("the G2P alone", [g2p[i] for i in marked], subset) if marked else None,
+        summary("the server (rules on)", [ours[i] for i in marked], subset) if marked else None,
     )
 
 
@@ -188,21 +230,33 @@ def _g2p_library() -> str:
     return f"{names[0]} {metadata.version(names[0])}"
 
 
+def corpora_of(folders: Sequence[Path], jsut_yaml: Path | None) -> dict[str, list[Sentence]]:
+    found = {folder.name: corpus(folder) for folder in folders}
+    if jsut_yaml is not None:
+        found["jsut-basic5000"] = jsut(jsut_yaml)
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.reading_check",
                                      description=__doc__.split("\n\n")[0])  # fmt: skip
-    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("corpus", nargs="*", type=Path, default=list(CORPORA))
+    parser.add_argument("--jsut", type=Path, metavar="YAML",
+                        help="jsut-label's text_kana/basic5000.yaml")  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     args = parser.parse_args(argv)
-    report = check(args.corpus)
+    reports = check(corpora_of(args.corpus, args.jsut))
     if args.json:
-        print(json.dumps(report.as_dict(), ensure_ascii=False))
+        print(json.dumps({k: r.as_dict() for k, r in reports.items()}, ensure_ascii=False))
         return 0
-    print(f"G2P library: {report.g2p_library}")
-    print(report.g2p.line())
-    print(report.ours.line())
-    for key, text, g2p_reading, ours in report.worse:
-        print(f"worse with the rules: {key} {text}\n  G2P:  {g2p_reading}\n  ours: {ours}")
+    for name, report in reports.items():
+        print(f"{name} (G2P library: {report.g2p_library})")
+        for reader in (report.g2p, report.ours):
+            print(f"  {reader.line()}")
+        for key, text, g2p_reading, ours in report.worse:
+            print(
+                f"  worse with the rules: {key} {text}\n    G2P:  {g2p_reading}\n    ours: {ours}"
+            )
     return 0
 
 

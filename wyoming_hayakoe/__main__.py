@@ -89,6 +89,7 @@ def create_service(args: argparse.Namespace) -> TtsService:
         user_dictionary=user_dictionary,
         max_waiting=args.max_waiting,
         decoder=args.decoder,
+        english_model=not args.no_english_model,
     )
     return TtsService(store, settings)
 

@@ -66,7 +66,7 @@ def _joined(reading: TextReading) -> tuple[str, str]:
         ("**重要** 😀です", [("**重要**", "重要", ["markdown: bold"]), ("😀", "", ["emoji"])]),
         ("Wi-Fiが切れた", [("Wi-Fi", "ワイファイ", ["tech word: Wi-Fi"])]),
         ("MQTTで", [("MQTT", "エムキューティーティー", ["English: spelled"])]),
-        ("Goveeで", [("Govee", "ゴビー", ["English: e2k model"])]),
+        ("Merossで", [("Meross", "メロス", ["English: kanalizer model"])]),
         ("SwitchBotで", [("SwitchBot", "スイッチボット", ["brand: SwitchBot"])]),
         ("Nature Remoで", [("Nature Remo", "ネイチャーリモ", ["brand: Nature Remo"])]),
         ("Ring the bell", []),  # an English word: no brand here

@@ -65,19 +65,19 @@ def test_a_word_added_while_running_changes_the_next_request(
     frontend = TextFrontend(smart_home=True)
     assert not user_dictionary.refresh(), "no file: nothing to load"
     first = frontend.phonemize(PROBE)
-    assert "ハヤコエ" not in _reading(frontend, PROBE)
+    assert "ハヤゴエ" not in _reading(frontend, PROBE)  # the English model says ハヤコエ
 
-    _write(user_dictionary.path, "surface,reading,accent", "HayaKoe,ハヤコエ,0")
+    _write(user_dictionary.path, "surface,reading,accent", "HayaKoe,ハヤゴエ,0")
     assert user_dictionary.refresh()  # what the server does before each synthesis
     frontend = frontend.with_keep_words(user_dictionary.surfaces)
     second = frontend.phonemize(PROBE)
     assert second.phone_ids != first.phone_ids
-    assert _reading(frontend, PROBE).startswith("ハヤコエガゲンカン")
+    assert _reading(frontend, PROBE).startswith("ハヤゴエガゲンカン")
 
-    _write(user_dictionary.path, "HayaKoe,ハヤコエ,0", "玄関,げんかんぐち,1")  # hiragana too
+    _write(user_dictionary.path, "HayaKoe,ハヤゴエ,0", "玄関,げんかんぐち,1")  # hiragana too
     assert user_dictionary.refresh()
     frontend = frontend.with_keep_words(user_dictionary.surfaces)
-    assert _reading(frontend, PROBE).startswith("ハヤコエガゲンカングチデ")
+    assert _reading(frontend, PROBE).startswith("ハヤゴエガゲンカングチデ")
     assert not user_dictionary.refresh(), "unchanged file: no reload"
 
 

@@ -140,6 +140,33 @@ async def test_audio_query_reads_as_the_wyoming_side(site: tuple[WebFixture, Tes
 # ----- errors -----
 
 
+async def test_enable_katakana_english_has_the_model_read_english_or_spell_it(
+    site: tuple[WebFixture, TestClient],
+) -> None:
+    _, client = site
+    neutral = (await style_ids(client))["Neutral"]
+
+    async def morae(**params: str) -> str:
+        body = await (
+            await client.post("/accent_phrases", params={"text": "Merossです。", **params})
+        ).json()
+        return "".join(m["text"] for p in body for m in p["moras"])
+
+    assert (await morae()).startswith("メロス")  # the English model, as VOICEVOX's default
+    assert (await morae(enable_katakana_english="true")).startswith("メロス")
+    assert (await morae(enable_katakana_english="false")).startswith("エムイーアールオーエスエス")
+    query = await client.post(
+        "/audio_query",
+        params={"text": "Merossです。", "speaker": neutral, "enable_katakana_english": "false"},
+    )
+    spoken = "".join(m["text"] for p in (await query.json())["accent_phrases"] for m in p["moras"])
+    assert spoken.startswith("エムイーアールオーエスエス")
+    bad = await client.post(
+        "/accent_phrases", params={"text": "Merossです。", "enable_katakana_english": "maybe"}
+    )
+    assert bad.status == 422
+
+
 @pytest.mark.parametrize(
     ("path", "params", "body", "words"),
     [

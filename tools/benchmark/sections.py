@@ -34,6 +34,7 @@ TITLES = {
     "several": "Several clients at once",
     "memory": "Starts in a memory limit",
     "offline": "A start without the hub, and voices switched in a memory limit",
+    "readings": "Readings against gold readings",
     "dev-tools": "The development tools",
 }
 """Each topic's title, in the order the file keeps them."""

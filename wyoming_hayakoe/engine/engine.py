@@ -57,11 +57,14 @@ class Engine:
         cache_dir: Path | None = None,
         audio_cache_bytes: int = 0,
         user_dictionary: Path | None = None,
+        english_model: bool = True,
     ) -> None:
         """``cache_dir``: where models compiled for this machine are kept (see compiling/);
         without it models load as published and sentences come out whole.
         ``audio_cache_bytes``: memory for finished audio of repeated requests (0: none).
         ``user_dictionary``: a user dictionary file (see user_dict.py), reloaded when edited.
+        ``english_model``: whether the English model reads the English words no dictionary
+        knows (else they are spelled).
         The text front-end and the BERT are opened at their first use, or by
         :meth:`open_text` and :meth:`open_bert` (a server opens them beside its first voice)."""
         self.settings = RuntimeSettings.create(threads)
@@ -72,6 +75,7 @@ class Engine:
         self.audio_cache = AudioCache(audio_cache_bytes) if audio_cache_bytes > 0 else None
         self._tokenizer = load_tokenizer(layout.tokenizer_dir(bert_root))
         self._user_dictionary = user_dictionary
+        self._english_model = english_model
         self._frontend_state: FrontendState | None = None
         self._frontend_lock = threading.Lock()
         self._bert_model = layout.bert_model(bert_root)
@@ -91,7 +95,8 @@ class Engine:
         with self._frontend_lock:
             if self._frontend_state is None:
                 started = time.monotonic()
-                frontend = TextFrontend(self._tokenizer, smart_home=True)
+                frontend = TextFrontend(self._tokenizer, smart_home=True,
+                                        english_model=self._english_model)  # fmt: skip
                 state = FrontendState(frontend, self._user_dictionary, self._clear_audio_cache)
                 state.refresh()
                 self._frontend_state = state

@@ -80,8 +80,9 @@ class TtsService:
         )
         """Downloads, uploads and removals of voices (the web page's)."""
         self.readings = TextReadings(
-            self.loaded_text_frontend, self._workers, settings.user_dictionary
-        )
+            self.loaded_text_frontend, self._workers, settings.user_dictionary,
+            settings.english_model,
+        )  # fmt: skip
         """How the engine reads a text (the page's reading, the VOICEVOX API's phrases)."""
         self.dictionary = DictionaryFile(
             settings.user_dictionary, self._workers, self.loaded_text_frontend

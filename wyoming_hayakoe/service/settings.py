@@ -34,6 +34,9 @@ class ServiceSettings:
     """Which decoder serves: ``reference`` (FP32, HayaKoe's), ``fast`` (the mixed-precision
     variant made on this machine) or ``auto`` (the fast one where this machine needs it and
     it passed its quality gate; see compiling/decoder_choice.py)."""
+    english_model: bool = True
+    """Whether the English model reads the English words no dictionary knows (else they are
+    spelled); a VOICEVOX query may ask otherwise for itself."""
     max_waiting: int = 16
     """Syntheses in progress at once (running or waiting for the CPU); a request for another
     is refused at once. Requests that join an identical one in progress, or that the audio

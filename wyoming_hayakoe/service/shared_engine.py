@@ -74,6 +74,7 @@ class SharedEngine:
                     cache_dir=settings.cache_dir,
                     audio_cache_bytes=settings.audio_cache_bytes,
                     user_dictionary=settings.user_dictionary,
+                    english_model=settings.english_model,
                 ),
             )
         except Exception as err:

@@ -29,10 +29,14 @@ class TextReadings:
         frontend: Callable[[], Awaitable[TextFrontend | None]],
         workers: Workers,
         dictionary: Path | None,
+        english_model: bool = True,
     ) -> None:
+        """``english_model``: the server's, for the front-end read with before there is an
+        engine (the engine's has it)."""
         self._frontend = frontend
         self._workers = workers
         self._dictionary = dictionary
+        self._english_model = english_model
         self._tried = TriedDictionaries()
         """Words read before the engine exists, or before they are saved: compiled once."""
 
@@ -41,10 +45,15 @@ class TextReadings:
         frontend = await self._frontend()
         return await self._workers.read_text(_explain, self._reading(frontend), text)
 
-    async def accent_phrases(self, text: str) -> list[AccentPhrase]:
-        """The accent phrases of ``text`` (rewritten as a request's), sentence after sentence."""
+    async def accent_phrases(
+        self, text: str, english_model: bool | None = None
+    ) -> list[AccentPhrase]:
+        """The accent phrases of ``text`` (rewritten as a request's), sentence after sentence;
+        ``english_model``: as the server reads unless given (VOICEVOX's
+        ``enable_katakana_english``)."""
         frontend = await self._frontend()
-        return await self._workers.read_text(_accent_phrases, self._reading(frontend), text)
+        reading = self._reading(frontend)
+        return await self._workers.read_text(_accent_phrases, reading, text, english_model)
 
     async def accent_phrases_with(self, text: str, word: Entry) -> list[AccentPhrase]:
         """The accent phrases of ``text`` as they would be with ``word`` in the dictionary
@@ -54,7 +63,7 @@ class TextReadings:
         return await self._workers.read_text(_accent_phrases_with, reading, text, word)
 
     def _reading(self, frontend: TextFrontend | None) -> _Reading:
-        return _Reading(frontend, self._tried, self._dictionary)
+        return _Reading(frontend, self._tried, self._dictionary, self._english_model)
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,7 @@ class _Reading:
     frontend: TextFrontend | None
     tried: TriedDictionaries
     dictionary: Path | None
+    english_model: bool
 
     def saved(self) -> list[Entry]:
         return read_entries(self.dictionary) if self.dictionary is not None else []
@@ -76,7 +86,8 @@ class _Reading:
             yield self.frontend
             return
         with self.tried.reading_with(entries):
-            yield TextFrontend(keep_words=_surfaces(entries), smart_home=True)
+            yield TextFrontend(keep_words=_surfaces(entries), smart_home=True,
+                               english_model=self.english_model)  # fmt: skip
 
 
 def _explain(reading: _Reading, text: str) -> TextReading:
@@ -96,12 +107,16 @@ def _accent_phrases_with(reading: _Reading, text: str, word: Entry) -> list[Acce
         return _phrases(frontend, text)
 
 
-def _accent_phrases(reading: _Reading, text: str) -> list[AccentPhrase]:
+def _accent_phrases(
+    reading: _Reading, text: str, english_model: bool | None = None
+) -> list[AccentPhrase]:
     entries = reading.saved() if reading.frontend is None else []  # the engine's are in effect
     with reading.front_end(entries) as frontend:
-        return _phrases(frontend, text)
+        return _phrases(frontend, text, english_model)
 
 
-def _phrases(frontend: TextFrontend, text: str) -> list[AccentPhrase]:
-    rewritten = frontend.rewrite(text)
+def _phrases(
+    frontend: TextFrontend, text: str, english_model: bool | None = None
+) -> list[AccentPhrase]:
+    rewritten = frontend.rewrite(text, english_model)
     return [p for _, phrases in sentence_phrases(frontend, rewritten) for p in phrases]

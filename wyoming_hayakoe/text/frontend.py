@@ -82,7 +82,9 @@ class TextFrontend:
     surfaces that must reach OpenJTalk as written (not replaced by an English reading).
     ``smart_home`` puts the smart-home layer (:mod:`.smarthome`: times, dates, units, English
     names, markdown) before the reference-compatible normalizer; without it the front-end is
-    the reference's.
+    the reference's. ``english_model``: whether the smart-home layer has the English model
+    read the English words no dictionary knows (else they are spelled); a rewrite may ask
+    otherwise for itself.
     Safe to share between threads.
     """
 
@@ -91,12 +93,14 @@ class TextFrontend:
         tokenizer: str | Path | Tokenizer | None = None,
         keep_words: frozenset[str] = frozenset(),
         smart_home: bool = False,
+        english_model: bool = True,
     ) -> None:
         if isinstance(tokenizer, (str, Path)):
             tokenizer = load_tokenizer(Path(tokenizer))
         self._tokenizer = tokenizer
         self._english = EnglishReader(reference_keep_words(keep_words))
         self._smart_home = SmartHomeRewriter(keep_words) if smart_home else None
+        self.english_model = english_model
         if smart_home:
             install_brand_lexicon()  # brand names it writes in katakana, read as one word
 
@@ -112,14 +116,19 @@ class TextFrontend:
 
     def with_keep_words(self, keep_words: frozenset[str]) -> TextFrontend:
         """A front-end like this one for a new user-dictionary state (the tokenizer is shared)."""
-        frontend = TextFrontend(keep_words=keep_words, smart_home=self._smart_home is not None)
+        frontend = TextFrontend(keep_words=keep_words, smart_home=self._smart_home is not None,
+                                english_model=self.english_model)  # fmt: skip
         frontend._tokenizer = self._tokenizer
         return frontend
 
-    def rewrite(self, text: str) -> str:
-        """The smart-home layer alone (``text`` itself without ``smart_home``); idempotent."""
+    def rewrite(self, text: str, english_model: bool | None = None) -> str:
+        """The smart-home layer alone (``text`` itself without ``smart_home``); idempotent.
+        ``english_model``: as the front-end was made unless given."""
         text = _checked(text)
-        return self._smart_home.rewrite(text) if self._smart_home is not None else text
+        if self._smart_home is None:
+            return text
+        model = self.english_model if english_model is None else english_model
+        return self._smart_home.rewrite(text, model)
 
     def normalize(self, text: str) -> str:
         """The normalized text alone (what :attr:`Phonemes.normalized` will hold)."""

@@ -18,7 +18,7 @@ _RULES = {
 }  # fmt: skip
 _RULE_DETAILS = {
     "OpenJTalk's dictionary": "OpenJTalkの辞書", "loanword table": "外来語表",
-    "e2k model": "e2kモデル", "spelled": "一文字ずつ", "word by word": "単語ごと",
+    "kanalizer model": "kanalizerモデル", "spelled": "一文字ずつ", "word by word": "単語ごと",
     "bold": "太字", "emphasis": "強調", "strikethrough": "取り消し線", "heading": "見出し",
     "list": "箇条書き", "numbered list": "番号付きリスト", "quote": "引用", "code": "コード",
     "code block": "コードブロック", "table": "表", "rule": "区切り線",

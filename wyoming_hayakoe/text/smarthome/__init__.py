@@ -6,10 +6,12 @@ layer rewrites such text into the Japanese an announcer would say, and leaves ev
 alone, so the reference normalizer (:mod:`wyoming_hayakoe.text.normalize`) sees it unchanged.
 
 Order: ™-like marks, ``½`` and ``Ⅲ``, formulas with subscripts (``NO₂``: before NFKC turns
-them into letters and digits), NFKC, markdown and emoji, then on each stretch outside the
+them into letters and digits), NFKC, markdown, emoji and kaomoji, an agent's prose (arithmetic,
+comparisons, Latin abbreviations, e-mail addresses), then on each stretch outside the
 user-dictionary words: numbers that name (telephone numbers, postal codes, room numbers) and
 an earthquake's magnitude, formulas in plain digits, dates and times, quantities with units, ranges
-of counted quantities, other numbers, colons, English words (tech words first). If no rule
+of counted quantities, counts OpenJTalk misreads as kanji (counts.py), other numbers, colons,
+English words (tech words first). If no rule
 changes anything, the original text is returned as it came (not even NFKC-normalized).
 
 The rules run until nothing changes, so a second pass changes nothing either
@@ -23,12 +25,14 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from .counts import read_counts
 from .dates import read_dates_and_times, read_minutes
 from .english import EnglishRewriter
 from .formulas import read_formulas, read_plain_formulas
 from .identifiers import read_identifiers
 from .markdown import strip_markdown, strip_marks
 from .numbers import read_number_symbols, read_numbers
+from .prose import read_prose
 from .ranges import read_ranges
 from .trace import USER_DICTIONARY, Rule, normalize_width, note, stretch, substitute
 from .unit_table import LATIN_READINGS
@@ -81,26 +85,28 @@ class SmartHomeRewriter:
         self._keep_words = frozenset(self._surfaces)
         self._english = EnglishRewriter(reference_keep_words(self._surfaces) | LATIN_READINGS)
 
-    def rewrite(self, text: str) -> str:
+    def rewrite(self, text: str, english_model: bool = True) -> str:
+        """``english_model``: the English model reads the English words no dictionary knows
+        (english.py; else they are spelled)."""
         # A rule's output can be the context another rule waits for (0F¥0: once 0F is 零階,
         # ¥0 no longer follows a letter), so the rules run until nothing changes.
         result = text
         for _ in range(_MAX_ROUNDS):
-            rewritten = self._round(result)
+            rewritten = self._round(result, english_model)
             if rewritten == result:
                 break
             result = rewritten
         return text if result == unicodedata.normalize("NFKC", text) else result
 
-    def _round(self, text: str) -> str:
+    def _round(self, text: str, english_model: bool) -> str:
         text = read_formulas(read_number_symbols(strip_marks(text)), self._keep_words)
-        text = strip_markdown(normalize_width(text))
+        text = read_prose(strip_markdown(normalize_width(text)))
         pieces: list[str] = []
         done = 0  # characters rewritten so far: where the next stretch starts
         position = 0
         for match in self._keep_pattern.finditer(text) if self._keep_pattern else ():
             for stretch_text, rewrite in (
-                (text[position : match.start()], self._rewrite_free),
+                (text[position : match.start()], lambda t: self._rewrite_free(t, english_model)),
                 (match.group(), _kept),
             ):
                 with stretch(done):
@@ -108,17 +114,17 @@ class SmartHomeRewriter:
                 done += len(pieces[-1])
             position = match.end()
         with stretch(done):
-            pieces.append(self._rewrite_free(text[position:]))
+            pieces.append(self._rewrite_free(text[position:], english_model))
         return "".join(pieces)
 
-    def _rewrite_free(self, text: str) -> str:
+    def _rewrite_free(self, text: str, english_model: bool) -> str:
         if not text:
             return text
         text = read_dates_and_times(read_plain_formulas(read_identifiers(text)))
-        text = read_ranges(read_quantities(text))
+        text = read_counts(read_ranges(read_quantities(text)))
         text = read_minutes(read_numbers(text))
         text = substitute(_COLON, "、", substitute(_RATIO, "たい", text, _RATIO_RULE), _COLON_RULE)
-        return self._english.rewrite(text)
+        return self._english.rewrite(text, english_model)
 
 
 def _kept(word: str) -> str:

@@ -6,16 +6,19 @@ right for most words (``Living`` リビング, ``LED`` エルイーディー, ``
 words are left alone here. It goes wrong when:
 
 - OpenJTalk splits a word into pieces instead of knowing it (``Dot`` is ``Do`` + ``t``:
-  ドゥーティー; ``Hue`` エイチユーイー) — then the loanword table or e2k reads it;
-- neither dictionary knows the word (``Sonos``, ``SwitchBot``, ``Zigbee``) — OpenJTalk would
-  spell it; camel-case parts are read one by one, then e2k (a small character-to-katakana
-  model, public domain, numpy only) reads what is left;
+  ドゥーティー; ``Hue`` エイチユーイー) — then the loanword table or the English model reads it;
+- neither dictionary knows the word (``Sonos``, ``GitHub``, ``Zigbee``) — OpenJTalk would
+  spell it; the English model reads it (kanalizer, VOICEVOX's English-to-katakana model, MIT:
+  chosen over e2k on names no model learned from, tools/english_check.py), a camel-case word
+  whole first (``GitHub`` ギットハブ, where part by part said ギトハブ), then part by part;
 - a few tech words need their Japanese reading (``Wi-Fi`` ワイファイ, ``CO2`` シーオーツー, ``5G``
   ファイブジー, ``LAN`` ラン): see :data:`TECH_WORDS`;
 - a brand sold in Japan has its maker's reading (``Nature Remo`` ネイチャーリモ): :mod:`.brands`,
   first.
 
-Each rewritten word names where its reading came from (:class:`Reading`), for the reading check.
+Each rewritten word names where its reading came from (:class:`Reading`), for the reading check
+and the web page's Reading tab. With the model off (``--no-english-model``, VOICEVOX's
+``enable_katakana_english=false``) such words are spelled, as OpenJTalk would.
 
 Acronyms (all capitals, or no vowel) that OpenJTalk does not know as one word are spelled
 letter by letter in katakana (``CO`` シーオー, ``MQTT`` エムキューティーティー).
@@ -24,17 +27,14 @@ letter by letter in katakana (``CO`` シーオー, ``MQTT`` エムキューテ�
 from __future__ import annotations
 
 import functools
-import logging
 import re
 import unicodedata
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import jtalk
 from ..loanwords import loanword_table
 from .brands import BrandReader
 from .trace import Rule, substitute
-
-_LOGGER = logging.getLogger(__name__)
 
 _LETTER_NAMES = """エー ビー シー ディー イー エフ ジー エイチ アイ ジェー ケー エル エム
 エヌ オー ピー キュー アール エス ティー ユー ブイ ダブリュー エックス ワイ ゼット"""
@@ -105,7 +105,6 @@ _FOLDED = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O
 _UNKNOWN_POS = "フィラー"
 """OpenJTalk's tag for a word it does not know (it then spells it)."""
 _SYMBOL_POS = "記号"
-_E2K_MAX_KANA = 24
 
 
 class Reading(NamedTuple):
@@ -117,7 +116,7 @@ class Reading(NamedTuple):
 
 _DICTIONARY = Rule("English", "OpenJTalk's dictionary")
 _LOANWORD = Rule("English", "loanword table")
-_E2K = Rule("English", "e2k model")
+MODEL = Rule("English", "kanalizer model")
 _SPELLED = Rule("English", "spelled")
 _PARTS = Rule("English", "word by word")
 
@@ -132,36 +131,43 @@ class EnglishRewriter:
     def __init__(self, keep_words: frozenset[str] = frozenset(), cache_size: int = 4096) -> None:
         self._keep_words = keep_words
         self._brands = BrandReader(keep_words)
-        self._reading = functools.lru_cache(maxsize=cache_size)(self._uncached_reading)
+        self._cached = functools.lru_cache(maxsize=cache_size)(self._uncached_reading)
 
-    def rewrite(self, text: str) -> str:
+    def rewrite(self, text: str, model: bool = True) -> str:
+        """``text`` with its English words in katakana; ``model``: the English model reads
+        the words no dictionary knows (else they are spelled)."""
         text = self._brands.rewrite(text)
         text = substitute(_TECH_PATTERN, self._tech, text, _tech_rule)
         text = substitute(_AMPERSAND, "アンド", text, Rule("&"))
-        return substitute(_TOKEN, self._token, text, self._token_rule)
+        return substitute(
+            _TOKEN,
+            lambda match: self._token(match, model),
+            text,
+            lambda match: self._token_rule(match, model),
+        )
 
     def _tech(self, match: re.Match[str]) -> str:
         word = match.group()
         return word if word in self._keep_words else TECH_WORDS[word.lower()]
 
-    def _token(self, match: re.Match[str]) -> str:
+    def _token(self, match: re.Match[str], model: bool) -> str:
         word = match.group()
         if word in self._keep_words:
             return word
-        reading = self._reading(word)
+        reading = self._cached(word, model)
         return word if reading is None else reading.kana
 
-    def _token_rule(self, match: re.Match[str]) -> Rule:
-        reading = self._reading(match.group())
+    def _token_rule(self, match: re.Match[str], model: bool) -> Rule:
+        reading = self._cached(match.group(), model)
         return reading.rule if reading is not None else _DICTIONARY
 
-    def _uncached_reading(self, word: str) -> Reading | None:
+    def _uncached_reading(self, word: str, model: bool) -> Reading | None:
         """Katakana for ``word``, or None when the reference path reads it as well."""
         if not word.isascii():
             # The reference would cut naïve at ï; read the word without its accents.
-            return self._forced(_ascii_letters(word))
+            return self._forced(_ascii_letters(word), model)
         if "-" in word or "'" in word or "’" in word:
-            return Reading(self._compound(word), _PARTS)
+            return Reading(self._compound(word, model), _PARTS)
         tech = TECH_WORDS.get(word.lower())
         if tech is not None:
             return Reading(tech, _tech_rule_of(word))
@@ -177,15 +183,17 @@ class EnglishRewriter:
             return Reading(spell(word), _SPELLED)
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1 and "".join(parts) == word:
-            return self._forced(word, features)  # SwitchBot, iRobot: part by part
+            return self._forced(word, model, features)  # SwitchBot, iRobot: part by part
         if unknown:
             if loanword_table().get(word.lower()) is not None:
                 return None  # the reference finds it in its loanword table
             if not _pronounceable(word):
                 return None  # OpenJTalk spells it, as it should
-        return self._forced(word, features)
+        return self._forced(word, model, features)
 
-    def _forced(self, word: str, features: list[jtalk.Feature] | None = None) -> Reading:
+    def _forced(
+        self, word: str, model: bool, features: list[jtalk.Feature] | None = None
+    ) -> Reading:
         """A reading in any case: table, dictionary, spelling, camel-case parts, or e2k."""
         if not word:
             return Reading("", _SPELLED)
@@ -199,25 +207,29 @@ class EnglishRewriter:
             return Reading(_pron(features), _DICTIONARY)
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1 and "".join(parts) == word:
-            return Reading("".join(self._forced(part).kana for part in parts), _PARTS)
+            words = all(len(part) > 1 and not part.isupper() for part in parts)  # not iPhone
+            whole = transliterate(word) if model and words and _pronounceable(word) else ""
+            if whole:
+                return Reading(whole, MODEL)
+            return Reading("".join(self._forced(part, model).kana for part in parts), _PARTS)
         loanword = loanword_table().get(word.lower())
         if loanword:
             return Reading(loanword, _LOANWORD)
-        if not _pronounceable(word):
+        if not model or not _pronounceable(word):
             return Reading(spell(word), _SPELLED)
         transliterated = transliterate(word)
-        return Reading(transliterated, _E2K) if transliterated else Reading(spell(word), _SPELLED)
+        return Reading(transliterated, MODEL) if transliterated else Reading(spell(word), _SPELLED)
 
-    def _compound(self, word: str) -> str:
+    def _compound(self, word: str, model: bool) -> str:
         """Hyphenated words and contractions, parts joined without the pause a hyphen or an
         apostrophe would make (``Smart-Plug`` スマートプラグ, ``Alexa's`` アレクサズ)."""
         readings = []
         for part in word.split("-"):
             stem, _, suffix = _APOSTROPHE.sub("'", part).partition("'")
             if suffix.lower() == "s":
-                readings.append(self._forced(stem).kana + "ズ")
+                readings.append(self._forced(stem, model).kana + "ズ")
             else:
-                readings.append(self._forced(stem + suffix).kana)
+                readings.append(self._forced(stem + suffix, model).kana)
         return "".join(readings)
 
 
@@ -235,7 +247,8 @@ def _ascii_letters(word: str) -> str:
 
 
 def _pronounceable(word: str) -> bool:
-    """Worth giving to e2k: no letter three times running, no five consonants in a row."""
+    """Worth giving to the model: no letter three times running, no five consonants in a
+    row."""
     return len(word) <= _MAX_WORD and _UNPRONOUNCEABLE.search(word) is None
 
 
@@ -261,20 +274,12 @@ def spell(word: str) -> str:
     return "".join(LETTERS.get(char, "") for char in word.upper())
 
 
-@functools.cache
-def _e2k_model() -> Any:
-    try:
-        from e2k import C2K
-    except ImportError:
-        _LOGGER.warning("e2k is not installed: unknown English words are spelled out")
-        return None
-    return C2K(max_len=_E2K_MAX_KANA)
-
-
 def transliterate(word: str) -> str:
-    """e2k's katakana for a pronounceable word ("" when e2k is missing or gives nothing)."""
-    model = _e2k_model()
-    if model is None:
+    """The English model's katakana for a pronounceable word ("" when it gives none)."""
+    import kanalizer  # imported at the first word no dictionary knows: most texts have none
+
+    try:
+        reading = str(kanalizer.convert(word.lower(), on_incomplete="ignore"))
+    except (ValueError, RuntimeError):  # a letter it does not take
         return ""
-    reading = str(model(word.lower()))
     return reading if reading and all("\u30a0" <= c <= "\u30ff" for c in reading) else ""

@@ -1,11 +1,13 @@
 """Markdown, links and emoji of LLM answers, reduced to what should be spoken.
 
 - ``**bold**``, ``*italic*``, ``__x__``, ``~~x~~``, inline code: the marks go, the words stay;
-- headings ``#``, quotes ``>``, bullets ``-`` ``*`` ``+`` ``•`` and rules ``---`` go; a numbered
-  item ``1. 牛乳`` is read 一、牛乳; code fences and table borders go, table cells are read in turn;
+- headings ``#``, quotes ``>`` (nested too), bullets ``-`` ``*`` ``+`` ``•`` at any depth and rules
+  ``---`` go; a numbered item ``1. 牛乳`` is read 一、牛乳; a fenced code block is said コード (its
+  code, read character by character, says nothing a listener can use); table borders go, table
+  cells are read in turn;
 - ``[text](url)`` and ``![alt](url)`` → the text; a bare URL → リンク; HTML tags go;
-- emoji go; between two words they leave a pause (、) instead; ™ ℠ ® © go (see
-  :func:`strip_marks`).
+- emoji and kaomoji (``(^_^)``, ``m(_ _)m``, ``(´・ω・`)``) go; between two words they leave a
+  pause (、) instead; ™ ℠ ® © go (see :func:`strip_marks`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from .numbers import integer_words
 from .trace import Rule, substitute
 
 LINK_WORD = "リンク"
+CODE_WORD = "コード"
 
+_CODE_BLOCK = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(?:.*\n)*?[ \t]*\1[ \t]*$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
 _RULE = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$", re.MULTILINE)
 _TABLE_BORDER = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$",
@@ -53,6 +57,13 @@ _EMOJI_CHARS = (
 _MARKS = re.compile("[™℠®©]")
 """Said by nobody; NFKC would turn ™ into the letters TM."""
 _EMOJI = re.compile(f"[{_EMOJI_CHARS}]+")
+_FACE = "ωдДε∀゚ﾟ・･^＾_＿;；´｀`'ｰ\\/~〜\\-=≧≦><TｏoOUu*＊°。:：.▽△○◎∇ﾉノヮ"
+"""What a kaomoji's face is drawn with: marks, and the few letters faces use (ω, ∀, ノ)."""
+_FEATURE = "ωдД∀゚ﾟ^＾_＿;；´｀≧≦><▽∇"
+"""What only a face has inside parentheses: eyes and mouths (not a dot or a dash alone)."""
+_KAOMOJI = re.compile(
+    rf"[mｍ]?[(（](?=[^)）]*[{re.escape(_FEATURE)}])[{re.escape(_FACE)}\s]{{2,12}}[)）][mｍノﾉ]?"
+)
 _KEYCAP = re.compile("([0-9#*])\ufe0f?\u20e3")
 _WORD_CHAR = re.compile(r"[^\s\W_]|[0-9]")
 
@@ -71,6 +82,7 @@ _LINK = Rule("link")
 
 def strip_markdown(text: str) -> str:
     """Apply every rule of this module (once: the caller repeats until nothing changes)."""
+    text = substitute(_CODE_BLOCK, CODE_WORD + "。", text, _markdown("code block"))
     text = substitute(_FENCE, "", text, _markdown("code block"))
     text = substitute(_TABLE_BORDER, "", text, _markdown("table"))
     text = substitute(_TABLE_ROW, _cells, text, _markdown("table"))
@@ -89,6 +101,7 @@ def strip_markdown(text: str) -> str:
     text = substitute(_EMPHASIS, r"\1", text, _markdown("emphasis"))
     text = substitute(_UNDERSCORE, r"\1", text, _markdown("emphasis"))
     text = substitute(_KEYCAP, r"\1", text, Rule("keycap"))
+    text = substitute(_KAOMOJI, _emoji, text, Rule("kaomoji"))
     return substitute(_EMOJI, _emoji, text, Rule("emoji"))
 
 

@@ -2,15 +2,17 @@
 ``/mora_data`` (and ``/mora_length``, ``/mora_pitch``), ``/synthesis``,
 ``/streaming_synthesis``, ``/multi_synthesis``.
 
-A query is made from the text the way the Wyoming side reads it (smart-home rewriting, the
-user dictionary, the same sentences), and ``/synthesis`` goes through the same service queue
-as every Wyoming request. ``core_version``, ``enable_katakana_english`` and
-``enable_interrogative_upspeak`` are accepted and ignored (a ``?`` at the end of a phrase
-already asks). ``/streaming_synthesis`` (VOICEVOX ENGINE's streaming synthesis, the same
-parameters and AudioQuery body as ``/synthesis``) sends the WAV's header with its sizes left
-open and then the audio as the decoder's windows make it, when the query changes neither pitch
-nor sampling rate (else, whole at the end); ``/synthesis?stream=true`` (this server's own,
-older) is the same. A client that goes away stops the synthesis.
+A query is made from the text the way the Wyoming side reads it (smart-home rewriting, the user
+dictionary, the same sentences), and ``/synthesis`` goes through the same service queue as
+every Wyoming request. ``enable_katakana_english`` (``/audio_query``, ``/accent_phrases``:
+default true, as VOICEVOX ENGINE's) has the English model read English words no dictionary
+knows, or, false, spells them. ``core_version`` and ``enable_interrogative_upspeak`` are
+accepted and ignored (a ``?`` at the end of a phrase already asks). ``/streaming_synthesis``
+(VOICEVOX ENGINE's streaming synthesis, the same parameters and AudioQuery body as
+``/synthesis``) sends the WAV's header with its sizes left open and then the audio as the
+decoder's windows make it, when the query changes neither pitch nor sampling rate (else, whole
+at the end); ``/synthesis?stream=true`` (this server's own, older) is the same. A client that
+goes away stops the synthesis.
 """
 
 from __future__ import annotations
@@ -56,10 +58,12 @@ from .wav import wav_header
 routes = web.RouteTableDef()
 
 
-async def _phrases(backend: WebBackend, text: str) -> list[AccentPhrase]:
-    """The accent phrases of ``text``, sentence after sentence, as the engine reads it."""
+async def _phrases(request: web.Request, backend: WebBackend, text: str) -> list[AccentPhrase]:
+    """The accent phrases of ``text``, sentence after sentence, as the engine reads it (the
+    English model as the request's ``enable_katakana_english`` says)."""
     backend.service.check_text_length(len(text))
-    return await backend.service.readings.accent_phrases(text)
+    english_model = query_bool(request, "enable_katakana_english", True)
+    return await backend.service.readings.accent_phrases(text, english_model)
 
 
 def _max_morae(backend: WebBackend) -> int:
@@ -78,7 +82,7 @@ async def audio_query(request: web.Request) -> web.Response:
     text = query_text(request, "text")
     style = await find_style(backend.service, query_int(request, "speaker"))
     resolved = await backend.resolve(style.voice, style.style)
-    phrases = await _phrases(backend, text)
+    phrases = await _phrases(request, backend, text)
     query = query_json(text, phrases, resolved.params, resolved.voice.sample_rate)
     return json_response(query)
 
@@ -98,7 +102,7 @@ async def accent_phrases(request: web.Request) -> web.Response:
     if "speaker" in request.query:
         await find_style(backend.service, query_int(request, "speaker"))
     if not query_bool(request, "is_kana", False):
-        return json_response([phrase_json(p) for p in await _phrases(backend, text)])
+        return json_response([phrase_json(p) for p in await _phrases(request, backend, text)])
     backend.service.check_text_length(len(text))
     try:
         readings = parse_aquestalk(text)

@@ -230,22 +230,28 @@ def _g2p_library() -> str:
     return f"{names[0]} {metadata.version(names[0])}"
 
 
-def corpora_of(folders: Sequence[Path], jsut_yaml: Path | None) -> dict[str, list[Sentence]]:
-    found = {folder.name: corpus(folder) for folder in folders}
-    if jsut_yaml is not None:
-        found["jsut-basic5000"] = jsut(jsut_yaml)
+def corpus_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """A command line that takes the corpora to read (``corpora_of``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("corpus", nargs="*", type=Path, default=list(CORPORA))
+    parser.add_argument("--jsut", type=Path, metavar="YAML",
+                        help="jsut-label's text_kana/basic5000.yaml")  # fmt: skip
+    return parser
+
+
+def corpora_of(args: argparse.Namespace) -> dict[str, list[Sentence]]:
+    """The corpora a :func:`corpus_parser` command line names."""
+    found = {folder.name: corpus(folder) for folder in args.corpus}
+    if args.jsut is not None:
+        found["jsut-basic5000"] = jsut(args.jsut)
     return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.reading_check",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
-    parser.add_argument("corpus", nargs="*", type=Path, default=list(CORPORA))
-    parser.add_argument("--jsut", type=Path, metavar="YAML",
-                        help="jsut-label's text_kana/basic5000.yaml")  # fmt: skip
+    parser = corpus_parser("python -m tools.reading_check", __doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     args = parser.parse_args(argv)
-    reports = check(corpora_of(args.corpus, args.jsut))
+    reports = check(corpora_of(args))
     if args.json:
         print(json.dumps({k: r.as_dict() for k, r in reports.items()}, ensure_ascii=False))
         return 0

@@ -9,7 +9,6 @@ the other topics kept). In a fresh process, as reading_check.py says why.
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 from collections.abc import Sequence
@@ -18,22 +17,18 @@ from pathlib import Path
 from tools.benchmark import sections
 from tools.benchmark.procinfo import conditions, machine
 from tools.english_check import check as english_check
-from tools.reading_check import CORPORA, Reader, Report, check, corpora_of
+from tools.reading_check import CORPORA, Reader, Report, check, corpora_of, corpus_parser
 
 TOPIC = "readings"
 REPO = Path(__file__).resolve().parents[1]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.reading_topic",
-                                     description=__doc__.split("\n\n")[1])  # fmt: skip
-    parser.add_argument("corpus", nargs="*", type=Path, default=list(CORPORA))
-    parser.add_argument("--jsut", type=Path, metavar="YAML",
-                        help="jsut-label's text_kana/basic5000.yaml")  # fmt: skip
+    parser = corpus_parser("python -m tools.reading_topic", __doc__.split("\n\n")[1])
     parser.add_argument("--out", type=Path, default=REPO / "BENCHMARKS.md")
     args = parser.parse_args(argv)
     info = machine()
-    reports = check(corpora_of(args.corpus, args.jsut))
+    reports = check(corpora_of(args))
     shown = ["python", "-m", "tools.reading_topic"]
     shown += [
         str(c.resolve().relative_to(REPO)) for c in args.corpus if args.corpus != list(CORPORA)

@@ -75,10 +75,10 @@ class ConversationResults:
             *(f"- {board}: {described}" for board, described in self.boards.items()),
             "",
             "| board | decoder | reply | asked | first chunk (off → on) "
-            "| first voiced (off → on) | after a gapless start (on) "
-            "| end of listening (off → on) | longest wait in speech (on) "
-            "| longest wait in a pause (on) |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| first voiced (off → on) | first voiced, each round (on) "
+            "| after a gapless start (on) | end of listening (off → on) "
+            "| longest wait in speech (on) | longest wait in a pause (on) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         med = statistics.median
         for board, decoder, _on, reply, asked in sorted(k for k in self.heard if k[2] == "on"):
@@ -92,9 +92,10 @@ class ConversationResults:
             speech = max((w for h in on for w in h.waits_in_speech), default=0.0)
             pauses = max((w for h in on for w in h.waits_in_pauses), default=0.0)
             late = med([h.first_voiced_s - h.gapless_s for h in on])
+            rounds = ", ".join(f"{h.first_voiced_s:.2f}" for h in on)
             lines.append(
                 f"| {board} | {decoder} | {reply} | {asked} | {pair('first_chunk_s')} "
-                f"| {pair('first_voiced_s')} | {late:+.2f} s | {pair('end_s')} "
+                f"| {pair('first_voiced_s')} | {rounds} s | {late:+.2f} s | {pair('end_s')} "
                 f"| {speech:.2f} s | {pauses:.2f} s |"
             )
         return "\n".join(lines) + "\n"

@@ -107,9 +107,9 @@ def test_a_text_is_rewritten_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     rewrite = SmartHomeRewriter.rewrite
 
-    def counted(self: SmartHomeRewriter, text: str) -> str:
+    def counted(self: SmartHomeRewriter, text: str, english_model: bool = True) -> str:
         calls.append(text)
-        return rewrite(self, text)
+        return rewrite(self, text, english_model)
 
     monkeypatch.setattr(SmartHomeRewriter, "rewrite", counted)
     pieces = list(pcm_pieces(engine, voice, "7:30です。45%の音量です。", QUIET))

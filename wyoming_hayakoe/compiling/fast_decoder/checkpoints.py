@@ -5,9 +5,9 @@ child with it (compiling/child.py): on a slow board, where the variant takes man
 the child gives way to every request, a server restarted often would never finish one. So
 each measurement that costs decoding is written to the job's progress folder as soon as it is
 made (the calibration histograms, each timing, the int8 savings, each trial of the search) and
-read back by the
-next child for the same job, which skips what is there. The folder's key is the job's (the
-model, the versions, the machine), and it is deleted once the decoder is published.
+read back by the next child for the same job, which skips what is there. The folder's key is
+the job's (the model, the versions, the machine), and it is deleted once the decoder is
+published.
 """
 
 from __future__ import annotations

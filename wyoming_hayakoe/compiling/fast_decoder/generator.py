@@ -7,8 +7,8 @@ a transposed convolution ``ups.N`` followed by ``K`` residual blocks
 ``resblocks.{N*K} .. resblocks.{N*K+K-1}``, then ``conv_post`` and tanh. Precision is chosen per
 group of these: conv_pre with cond, the residual blocks of each upsampling step (a *stage*,
 running at that step's rate), conv_post; and, where a whole stage costs too much, per residual
-block of it (``block N``: on a real trained decoder one stage in int8 missed the gate where two
-of its three blocks passed it). The names are matched as path segments, with or without the
+block of it (``block N``: on a real trained decoder one stage in int8 was over the search's
+budget where two of its three blocks were within it). The names are matched as path segments, with or without the
 ``dec/`` of a whole synthesizer's export.
 """
 

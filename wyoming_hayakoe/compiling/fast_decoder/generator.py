@@ -8,8 +8,8 @@ a transposed convolution ``ups.N`` followed by ``K`` residual blocks
 group of these: conv_pre with cond, the residual blocks of each upsampling step (a *stage*,
 running at that step's rate), conv_post; and, where a whole stage costs too much, per residual
 block of it (``block N``: on a real trained decoder one stage in int8 was over the search's
-budget where two of its three blocks were within it). The names are matched as path segments, with or without the
-``dec/`` of a whole synthesizer's export.
+budget where two of its three blocks were within it). The names are matched as path segments,
+with or without the ``dec/`` of a whole synthesizer's export.
 """
 
 from __future__ import annotations

@@ -56,10 +56,10 @@ def _reading(digits: str, after: str) -> tuple[str, str] | None:
         covered += len(str(features[index]["string"]))
         index += 1
     if covered > len(numeral):  # the last word runs into the counter: 六種 ムクサ
-        counter = after[: covered - len(numeral)]
-        spoken = _pron(jtalk.run_frontend(digits + counter))
+        kanji = after[: covered - len(numeral)]
+        spoken = _pron(jtalk.run_frontend(digits + kanji))
         if first and not _pron(features[:index]).startswith(first) and spoken.startswith(first):
-            return spoken + after[len(counter) :], numeral + counter
+            return spoken + after[len(kanji) :], numeral + kanji
         return None
     if index < len(features) and numeral.endswith("七"):
         seven, counter = features[index - 1], features[index]

@@ -1,13 +1,12 @@
 """How the text front-end reads prose, against gold readings:
-``python -m tools.reading_check [CORPUS_FOLDER ...] [--jsut YAML] [--json]``.
+``python -m tools.reading_check [CORPUS_FOLDER ...] [--json]``.
 
 Conversation agents write free Japanese prose, not announcements. A corpus folder holds
 ``*.txt`` files of ``ID:TEXT,READING`` lines (``\n`` in a text is a line break), the reading in
 katakana as people wrote it: the ITA corpus (tests/data/ita: は as ワ, へ as エ, long vowels
-mostly as ー) and an agent's prose with readings by hand (tests/data/prose), both by default.
-``--jsut`` adds JSUT's basic5000 sentences with jsut-label's readings (its
-``text_kana/basic5000.yaml``: ``text_level2`` and ``kana_level2``), read from where it is given
-(jsut-label's texts keep their own licences: they are not in this repository). Each sentence
+mostly as ー), an agent's prose with readings by hand (tests/data/prose) and JSUT's basic5000
+with jsut-label's readings by hand (tests/data/jsut, written by jsut_corpus.py), all three by
+default. Each sentence
 is read twice, by the G2P library alone (``pyopenjtalk.g2p`` on the text as written) and as the
 server reads it (the normalizer, the smart-home rules, the G2P), every corpus by the one before
 the other in one fresh process: the server's front-end adds its brand lexicon to OpenJTalk's
@@ -40,7 +39,7 @@ from wyoming_hayakoe.text.symbols import PAD, PUNCTUATIONS
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 DEFAULT_CORPUS = DATA / "ita"
-CORPORA = (DEFAULT_CORPUS, DATA / "prose")
+CORPORA = (DEFAULT_CORPUS, DATA / "prose", DATA / "jsut")
 _MARKED = re.compile(
     r"[0-9０-９A-Za-zＡ-Ｚａ-ｚ%％+＋=＝×÷±≤≥≠<>＜＞/／@＠#＃$＄&＆*＊~〜^_|｜\\(（)）\[\]［］{}]"
 )
@@ -125,21 +124,6 @@ def corpus(folder: Path = DEFAULT_CORPUS) -> list[Sentence]:
             text, _, gold = rest.rpartition(",")
             sentences.append(Sentence(key, text.replace("\\n", "\n"), gold))
     return sentences
-
-
-def jsut(path: Path) -> list[Sentence]:
-    """JSUT's basic5000 from jsut-label's ``text_kana/basic5000.yaml`` (hiragana readings)."""
-    import yaml
-
-    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return [
-        Sentence(key, entry["text_level2"], _katakana(entry["kana_level2"]))
-        for key, entry in entries.items()
-    ]
-
-
-def _katakana(hiragana: str) -> str:
-    return "".join(chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c for c in hiragana)
 
 
 def sounds(phonemes: Sequence[str]) -> list[str]:
@@ -234,17 +218,12 @@ def corpus_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """A command line that takes the corpora to read (``corpora_of``)."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("corpus", nargs="*", type=Path, default=list(CORPORA))
-    parser.add_argument("--jsut", type=Path, metavar="YAML",
-                        help="jsut-label's text_kana/basic5000.yaml")  # fmt: skip
     return parser
 
 
 def corpora_of(args: argparse.Namespace) -> dict[str, list[Sentence]]:
     """The corpora a :func:`corpus_parser` command line names."""
-    found = {folder.name: corpus(folder) for folder in args.corpus}
-    if args.jsut is not None:
-        found["jsut-basic5000"] = jsut(args.jsut)
-    return found
+    return {folder.name: corpus(folder) for folder in args.corpus}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,5 @@
-"""BENCHMARKS.md's readings topic: ``python -m tools.reading_topic [CORPUS_FOLDER ...] [--jsut
-YAML] [--out FILE]``.
+"""BENCHMARKS.md's readings topic: ``python -m tools.reading_topic [CORPUS_FOLDER ...] [--out
+FILE]``.
 
 Each corpus read by the G2P library alone and by the server (all its sentences, and those with
 digits, symbols or Latin letters; reading_check.py), and the English words' lists read by each
@@ -33,7 +33,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown += [
         str(c.resolve().relative_to(REPO)) for c in args.corpus if args.corpus != list(CORPORA)
     ]
-    shown += ["--jsut", "…/text_kana/basic5000.yaml"] if args.jsut else []
     said = conditions(info, "one process")
     text = sections.body(TOPIC, shlex.join(shown), said, markdown(reports))
     sections.write_topic(args.out, TOPIC, text)
@@ -48,7 +47,7 @@ def markdown(reports: dict[str, Report]) -> str:
         "(its rules, the reference normalizer, the same G2P): the share read exactly right and "
         "the phoneme error against the gold readings; then the sentences with digits, symbols "
         "or Latin letters alone, and the sentences a rule read farther from the gold than the "
-        "G2P alone.",
+        "G2P alone (listed below the table).",
         "",
         "| corpus | sentences | G2P alone | the server | with digits, symbols or Latin letters: "
         "G2P alone | the server | read worse by a rule |",
@@ -61,6 +60,9 @@ def markdown(reports: dict[str, Report]) -> str:
             f"| {marked}: {_cell(report.g2p_marked)} | {_cell(report.ours_marked)} "
             f"| {len(report.worse)} |"
         )
+    for name, report in reports.items():
+        lines += [f"- {name}, read worse: {key} {text} (the G2P alone: `{g2p}`; the server: "
+                  f"`{ours}`)" for key, text, g2p, ours in report.worse]  # fmt: skip
     lines += [
         "",
         "English words: each list (tests/data/english) read by each reader, a reading right "

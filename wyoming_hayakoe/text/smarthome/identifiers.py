@@ -17,9 +17,9 @@ dash, as Japanese text writes 486ー2435:
 - M before a magnitude in a sentence about an earthquake (地震, 震源, 震度, 余震, 津波): マグニ
   チュード (M6.3 was エムロクテンサン; elsewhere M6 may be a screw).
 
-A room number before 号室 is a quantity: 360号室 サンビャクロクジューゴーシツ, as the speakers of
-JSUT's gold readings say it (read digit by digit, it was farther from them than OpenJTalk's own
-reading).
+A room number before 号室 is left a quantity: 360号室 サンビャクロクジューゴーシツ, as JSUT's
+speaker read two of its three (tests/data/jsut; read digit by digit, they were farther from the
+gold than OpenJTalk's own reading).
 
 Digits are read as on the telephone: ゼロ イチ ニー サン ヨン ゴー ロク ナナ ハチ キュー.
 """

@@ -6,11 +6,10 @@ Conversation agents write free Japanese prose, not announcements. A corpus folde
 katakana as people wrote it: the ITA corpus (tests/data/ita: は as ワ, へ as エ, long vowels
 mostly as ー), an agent's prose with readings by hand (tests/data/prose) and JSUT's basic5000
 with jsut-label's readings by hand (tests/data/jsut, written by jsut_corpus.py), all three by
-default. Each sentence
-is read twice, by the G2P library alone (``pyopenjtalk.g2p`` on the text as written) and as the
-server reads it (the normalizer, the smart-home rules, the G2P), every corpus by the one before
-the other in one fresh process: the server's front-end adds its brand lexicon to OpenJTalk's
-dictionary for the rest of the process.
+default. Each sentence is read twice, by the G2P library alone (``pyopenjtalk.g2p`` on the
+text as written) and as the server reads it (the normalizer, the smart-home rules, the G2P),
+every corpus by the one before the other in one fresh process: the server's front-end adds
+its brand lexicon to OpenJTalk's dictionary for the rest of the process.
 
 Readings are compared as sounds: the gold katakana turned into phonemes mora by mora, long
 vowels written either way alike (``o u`` and ``e i`` as the long vowel, ``オウ`` as ``オー``),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tools.reading_check import DATA, Sentence
+from wyoming_hayakoe.text.kana import to_katakana
 
 OUT = DATA / "jsut" / "basic5000.txt"
 HEADER = (
@@ -27,13 +28,9 @@ def sentences(path: Path) -> list[Sentence]:
 
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))
     return [
-        Sentence(key, entry["text_level2"], katakana(entry["kana_level2"]))
+        Sentence(key, entry["text_level2"], to_katakana(entry["kana_level2"]))
         for key, entry in entries.items()
     ]
-
-
-def katakana(hiragana: str) -> str:
-    return "".join(chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c for c in hiragana)
 
 
 def lines(found: Sequence[Sentence]) -> str:

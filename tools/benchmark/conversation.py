@@ -12,6 +12,9 @@ first, as ``--decoders`` makes it), with the first-audio deadline off (``--first
   language model writes it, the whole text again in ``synthesize``, ``synthesize-stop``),
   timed from when the first sentence's text was complete.
 
+The board is measured again before each server and, when the host has drifted, calibrated
+anew: each row shows the speed the reference decoder had on it before each round.
+
 For each: the first audio chunk (silence counts: what the satellite waits for), the first
 voiced sound (silence does not: what the listener waits for), the end of listening, and every
 wait of a client playing chunks on arrival, placed in the audio (in a pause or inside speech).
@@ -31,6 +34,7 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 from tools.benchmark.decoders import WARM_UP, _wait_for_choice
 from tools.benchmark.listening import gapless_start, listen, waits
 from tools.benchmark.ours import Server, wyoming_client
+from tools.benchmark.slow_board import Board, rechecked
 
 REPLIES = {
     "short": "リビングの電気を消しました。",
@@ -66,6 +70,9 @@ class ConversationResults:
     """(board, decoder, deadline, reply, asked) -> each round."""
     boards: dict[str, str] = field(default_factory=dict)
     """Each slow board, described."""
+    board_speeds: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
+    """(board, decoder, deadline) -> the reference decoder's speed on the board before each
+    round's server."""
 
     def add(self, key: tuple[str, str, str, str, str], heard: Heard) -> None:
         self.heard.setdefault(key, []).append(heard)
@@ -75,10 +82,10 @@ class ConversationResults:
             *(f"- {board}: {described}" for board, described in self.boards.items()),
             "",
             "| board | decoder | reply | asked | first chunk (off → on) "
-            "| first voiced (off → on) | first voiced, each round (on) "
+            "| first voiced (off → on) | first voiced, each round (on) | board, each round (on) "
             "| after a gapless start (on) | end of listening (off → on) "
             "| longest wait in speech (on) | longest wait in a pause (on) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         med = statistics.median
         for board, decoder, _on, reply, asked in sorted(k for k in self.heard if k[2] == "on"):
@@ -93,23 +100,29 @@ class ConversationResults:
             pauses = max((w for h in on for w in h.waits_in_pauses), default=0.0)
             late = med([h.first_voiced_s - h.gapless_s for h in on])
             rounds = ", ".join(f"{h.first_voiced_s:.2f}" for h in on)
+            speeds = self.board_speeds.get((board, decoder, "on"), [])
+            board_rounds = ", ".join(f"{speed:.2f}" for speed in speeds)
             lines.append(
                 f"| {board} | {decoder} | {reply} | {asked} | {pair('first_chunk_s')} "
-                f"| {pair('first_voiced_s')} | {rounds} s | {late:+.2f} s | {pair('end_s')} "
-                f"| {speech:.2f} s | {pauses:.2f} s |"
+                f"| {pair('first_voiced_s')} | {rounds} s | {board_rounds}x | {late:+.2f} s "
+                f"| {pair('end_s')} | {speech:.2f} s | {pauses:.2f} s |"
             )
         return "\n".join(lines) + "\n"
 
 
 def run(
-    root: Path, voice: str, cache: Path, work: Path, rounds: int, board: str,
+    root: Path, voice: str, cache: Path, work: Path, rounds: int, on: Board,
     results: ConversationResults,
 ) -> None:  # fmt: skip
-    """Every decoder and deadline on the slow board in effect (``board``), one server after
-    the other, each round through all of them (``cache`` holds the fast decoder already)."""
+    """Every decoder and deadline on the slow board in effect (``on``), one server after
+    the other, each round through all of them (``cache`` holds the fast decoder already);
+    the board measured again before each server (slow_board.rechecked)."""
+    board = on.setting
     for _ in range(rounds):
         for decoder in ("reference", "fast"):
             for deadline, option in DEADLINES.items():
+                on = rechecked(on, root, voice, cache)
+                results.board_speeds.setdefault((board, decoder, deadline), []).append(on.speed)
                 extra = ("--decoder", decoder, "--cache-dir", str(cache), "--audio-cache-mb",
                          "0", "--debug", *option)  # fmt: skip
                 log = work / f"conversation-{decoder}-{deadline}-{time.monotonic_ns()}.log"

@@ -136,7 +136,7 @@ def conversation_mode(args: argparse.Namespace, root: Path, voice: str, work: Pa
     for board in args.board:
         with slow_board(root, voice, cache, board, args.board_speed) as on:
             results.boards[board] = on.describe()
-            conversation.run(root, voice, cache, work, args.rounds, board, results)
+            conversation.run(root, voice, cache, work, args.rounds, on, results)
     write(args, "conversation", info, "the slow boards, 1 thread", results.markdown())
     return 0
 

@@ -17,7 +17,8 @@ from fs_utils import read_only
 
 from tools.engine_audio import float_pieces
 from wyoming_hayakoe.compiling import cache
-from wyoming_hayakoe.compiling.cache import RECORD, keep, prune
+from wyoming_hayakoe.compiling.cache import RECORD, prune
+from wyoming_hayakoe.compiling.files import keep
 from wyoming_hayakoe.engine import Engine, SynthesisParams
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "tiny-voice"

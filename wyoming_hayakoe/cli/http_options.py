@@ -16,6 +16,12 @@ CORS_MODES = ("localapps", "all")
 
 
 def add_http_access_options(parser: argparse.ArgumentParser) -> None:
+    """The HTTP side's access options: VOICEVOX's own listener, then the web's names."""
+    _add_voicevox_listener_options(parser)
+    _add_web_access_options(parser)
+
+
+def _add_voicevox_listener_options(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add(
         "--voicevox-uri",
@@ -40,6 +46,10 @@ def add_http_access_options(parser: argparse.ArgumentParser) -> None:
         help="let --voicevox-uri's clients change the user dictionary too (default: only "
         "through the web page)",
     )
+
+
+def _add_web_access_options(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
     add(
         "--http-host",
         action="append",

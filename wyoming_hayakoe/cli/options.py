@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import os
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
-from urllib.parse import urlparse
 
 from .. import __version__
-from ..knobs import KNOBS, OLD_SPELLINGS, OldSpelling
+from ..knobs import KNOBS, OLD_SPELLINGS
 from ..voices.hub import hub_offline
-from .http_options import add_http_access_options, check_http_access, homeassistant_token
+from .checks import check_combinations, check_dirs, old_dest, read_old_spellings
+from .http_options import add_http_access_options, homeassistant_token
 from .values import (
     finite_float,
     http_uri,
@@ -139,7 +138,7 @@ def build_parser() -> OneLineArgumentParser:
         )
     for old in OLD_SPELLINGS:
         if old.flag:  # still read, converted, and the log says what to write instead
-            add(old.flag, type=finite_float, dest=_old_dest(old), help=argparse.SUPPRESS)
+            add(old.flag, type=finite_float, dest=old_dest(old), help=argparse.SUPPRESS)
     add(
         "--samples-per-chunk",
         type=positive_int,
@@ -253,80 +252,8 @@ def parse_args(
     args = parser.parse_args(extra + args_list)
     args.local_files_only = args.local_files_only or hub_offline(env)
     args.homeassistant_token = homeassistant_token(env)
-    args.old_spellings = _read_old_spellings(parser, args)
-    _check_dirs(parser, args)
-    _check_combinations(parser, args)
-    return args
-
-
-def _old_dest(old: OldSpelling) -> str:
-    return "old_" + (old.flag or "").removeprefix("--").replace("-", "_")
-
-
-def _read_old_spellings(parser: OneLineArgumentParser, args: argparse.Namespace) -> list[str]:
-    """Each old flag given, as its knob's value; returns what the log should say of each."""
-    notes = []
-    for old in OLD_SPELLINGS:
-        value = getattr(args, _old_dest(old), None) if old.flag else None
-        if value is None:
-            continue
-        knob = old.knob
-        if getattr(args, knob.dest) is not None:
-            parser.error(
-                f"argument {old.flag}: replaced by {knob.flag}, also given: drop {old.flag}"
-            )
-        try:
-            converted = old.to_knob(value)
-        except ZeroDivisionError:
-            converted = math.inf
-        if not knob.within(converted):
-            parser.error(
-                f"argument {old.flag}: {value:g} ({old.meaning}) is {knob.flag} {converted:.3g}, "
-                f"outside {knob.low:g} to {knob.high:g}"
-            )
-        setattr(args, knob.dest, converted)
-        notes.append(
-            f"{old.flag} {value:g} is an old spelling ({old.meaning}), read as {knob.flag} "
-            f"{converted:.3g}: write {knob.flag} {converted:.3g} instead"
-        )
-    return notes
-
-
-def _check_dirs(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
+    args.old_spellings = read_old_spellings(parser, args)
     args.data_dir = args.data_dir or [Path(DEFAULT_DATA_DIR)]
-    args.download_dir = args.download_dir or args.data_dir[0]
-    if args.local_files_only and not any(d.exists() for d in args.data_dir):
-        # Nothing will be downloaded, so no voice can be there: a mistyped path, most likely.
-        missing = ", ".join(str(d) for d in args.data_dir)
-        parser.error(
-            f"argument --data-dir: {missing} does not exist (downloads are off: no voice can be "
-            "there)"
-        )
-    for data_dir in args.data_dir:
-        if data_dir == args.download_dir and not data_dir.exists():
-            continue  # created below
-        if not data_dir.exists():
-            parser.error(f"argument --data-dir: {data_dir} does not exist")
-        if not data_dir.is_dir():
-            parser.error(f"argument --data-dir: {data_dir} is not a directory")
-        if not os.access(data_dir, os.R_OK | os.X_OK):
-            parser.error(f"argument --data-dir: {data_dir} is not readable")
-    # Created even when nothing is downloaded: it holds the compiled models (DOWNLOAD_DIR/cache).
-    try:
-        args.download_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        parser.error(f"argument --download-dir: cannot create {args.download_dir}: {err.strerror}")
-    # Without downloads it may be read-only: the models then load as published.
-    if not args.local_files_only and not os.access(args.download_dir, os.W_OK | os.X_OK):
-        parser.error(f"argument --download-dir: {args.download_dir} is not writable")
-
-
-def _check_combinations(parser: OneLineArgumentParser, args: argparse.Namespace) -> None:
-    if args.http_allow and not args.http_uri:
-        parser.error("argument --http-allow: needs --http-uri")
-    check_http_access(parser, args)
-    if args.zeroconf is not None:
-        if not args.zeroconf.strip():
-            parser.error("argument --zeroconf: the name must not be empty")
-        if urlparse(args.uri).scheme != "tcp":
-            parser.error("argument --zeroconf: needs a tcp:// --uri")
+    check_dirs(parser, args)
+    check_combinations(parser, args)
+    return args

@@ -23,8 +23,10 @@ from typing import Any
 from ..errors import MemoryShortError, ModelFileError
 from ..inference.bert import BertEncoder, check_inputs, check_vocabulary
 from ..runtime.sessions import RuntimeSettings
-from .cache import compiled_folder, new_record, read_record, remove_damaged, writable, write_record
-from .children import CompileFailure, run_job
+from .cache import compiled_folder, new_record, read_record, remove_damaged, write_record
+from .children import run_job
+from .failure import CompileFailure
+from .files import writable
 from .jobs import BERT_MODEL, BertJob
 from .staging import new_staging, publish
 

@@ -35,15 +35,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import HayakoeError
 from ..foreground import Foreground, current_foreground
-from ..memory import MemorySeen, memory_seen, oom_kills
+from ..memory import memory_seen, oom_kills
 from ..progress import COMPILE, Work, current_board
+from .failure import CompileFailure
 from .jobs import ARRAYS_FILE, JOB_FILE
 from .staging import new_staging, remove_left_by
 
@@ -66,32 +65,6 @@ working is told from hung in the add-on's log."""
 _PACKAGE_PARENT = Path(__file__).resolve().parents[3]
 _CHILD_LOG_PREFIX = re.compile(r"^[A-Z]+ [\w.]+: ")
 """How child.py's logging starts a line (level and logger)."""
-KINDS = ("memory", "timeout", "disk", "model", "error")
-
-
-@dataclass
-class CompileFailure(HayakoeError):
-    """A compilation child that did not finish, and why."""
-
-    what: str
-    """What was being compiled (a voice's name, the BERT's file name)."""
-    kind: str
-    """One of KINDS."""
-    step: str
-    """The step the child was in."""
-    detail: str
-    child_peak_mb: float | None = None
-    memory: MemorySeen = field(default_factory=MemorySeen)
-
-    def __str__(self) -> str:
-        return f"Compiling {self.what} failed at step '{self.step}': {self.detail}"
-
-    def memory_clause(self) -> str:
-        """The memory seen, in one clause for a warning."""
-        child = (
-            f"the child process's peak {self.child_peak_mb:,.0f} MB; " if self.child_peak_mb else ""
-        )
-        return child + self.memory.describe()
 
 
 def run_job(

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .bert import open_bert
-from .cache import cache_key, keep, prune, writable
+from .cache import cache_key, prune
 from .decoder_choice import MODES, DecoderChoice, VoiceDecoder, fast_decoder
+from .files import keep, writable
 from .self_check import SelfCheckResult
 from .staging import remove_abandoned
 from .voice_models import VoiceModels, open_models

@@ -21,11 +21,13 @@ from ..inference.stages import open_decoder
 from ..pacing.margins import KEEP_UP, SPEED_MARGIN
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import DecoderShape
-from .cache import compiled_folder, progress_folder, read_record, writable
-from .children import CompileFailure, run_job
+from .cache import compiled_folder, progress_folder, read_record
+from .children import run_job
+from .failure import CompileFailure
 from .fast_decoder.quality import QualityGate
 from .fast_decoder.timing import Timing, measurably_faster
 from .fast_decoder.variant import Precision
+from .files import writable
 from .jobs import DecoderJob, fast_stage_file
 
 _LOGGER = logging.getLogger(__name__)

@@ -33,7 +33,7 @@ import numpy as np
 from ..inference.decoder import Decoder
 from ..inference.stages import open_decoder
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
-from .cache import PROGRESS_RECORD, new_record, write_atomically, write_record
+from .cache import PROGRESS_RECORD, new_record, write_record
 from .decoder_choice import FAST_BELOW_SPEED
 from .fast_decoder.checkpoints import Checkpoints
 from .fast_decoder.half import fp16_convolutions
@@ -41,6 +41,7 @@ from .fast_decoder.make import NoFastVariant, VariantMaker
 from .fast_decoder.quality import QualityGate, gate
 from .fast_decoder.timing import Timing, interleaved
 from .fast_decoder.variant import Precision
+from .files import write_atomically
 from .graphs.decoder_stages import cut_decoder_stages, stage_path
 from .graphs.optimize import optimize
 from .graphs.synthesizer_split import split_synthesizer
@@ -107,12 +108,8 @@ def _make(
     example = {job.latent: latent, job.condition: condition}
     made = maker.make(work / "candidate0.onnx", None, example, job.keep_float)
     precisions = [made.precision]
-    if half:  # the audio-rate groups in FP16, beside the int8 variant's and alone
-        audio_rate = maker.generator.audio_rate
-        left = tuple(g for g in audio_rate if g not in made.precision.int8_groups)
-        if left:
-            precisions.append(replace(made.precision, fp16_groups=left))
-        precisions.append(Precision((), fp16_groups=audio_rate))
+    if half:
+        precisions += _fp16_candidates(made.precision, maker.generator.audio_rate)
     for index, precision in enumerate(precisions[1:], 1):
         maker.build(precision, work / f"candidate{index}.onnx")
     del maker
@@ -128,9 +125,7 @@ def _make(
     shutil.rmtree(work / "split", ignore_errors=True)
     step("time both")
     audio_seconds = latent.shape[2] * reference.hop / job.sample_rate
-    runs = {"reference": _run(reference, latent, condition)}
-    runs.update({c.precision.describe(): _run(c.decoder, latent, condition) for c in candidates})
-    timed = interleaved(runs, audio_seconds)
+    timed = _timed(reference, candidates, timing_example, audio_seconds)
     passed = [c for c in candidates if c.gate.passed]
     chosen = min(passed or candidates[:1], key=lambda c: timed[c.precision.describe()].median)
     for index in range(len(chosen.signals)):  # its stages (and their weights) are served
@@ -150,6 +145,27 @@ def _make(
         "fast": timed[chosen.precision.describe()].as_dict(),
         "stage_inputs": chosen.signals,
     }
+
+
+def _fp16_candidates(int8: Precision, audio_rate: tuple[str, ...]) -> list[Precision]:
+    """Where this CPU has FP16 convolutions: the audio-rate groups in FP16 beside the int8
+    variant's, and alone."""
+    left = tuple(g for g in audio_rate if g not in int8.int8_groups)
+    beside = [replace(int8, fp16_groups=left)] if left else []
+    return [*beside, Precision((), fp16_groups=audio_rate)]
+
+
+def _timed(
+    reference: Decoder,
+    candidates: list[_Candidate],
+    example: tuple[np.ndarray, np.ndarray],
+    audio_seconds: float,
+) -> dict[str, Timing]:
+    """The reference and every candidate timed in turns on one ``example``, by name."""
+    latent, condition = example
+    runs = {"reference": _run(reference, latent, condition)}
+    runs.update({c.precision.describe(): _run(c.decoder, latent, condition) for c in candidates})
+    return interleaved(runs, audio_seconds)
 
 
 @dataclass

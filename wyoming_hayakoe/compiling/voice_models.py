@@ -34,8 +34,10 @@ from ..runtime import model_io
 from ..runtime.sessions import RuntimeSettings
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource
-from .cache import compiled_folder, read_record, remove_damaged, writable
-from .children import CompileFailure, run_job
+from .cache import compiled_folder, read_record, remove_damaged
+from .children import run_job
+from .failure import CompileFailure
+from .files import writable
 from .jobs import DURATIONS, FRONT, WHOLE, VoiceJob, stage_file
 from .self_check import SelfCheckResult, report
 

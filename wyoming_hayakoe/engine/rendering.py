@@ -4,7 +4,7 @@ then each decoder window, with the pause before each sentence restored."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 import numpy as np
 
@@ -43,14 +43,7 @@ def render_steps(
     # Fail before any work on a bad style or speaker.
     style_vector = voice.style_vector(params.style, params.style_weight)
     voice.check_speaker(params.speaker_id)
-    sentences = list(prepared.sentences)
-    trailing: float | None = None  # silence at the end of the sentence before, if any
-    if continuation is not None and continuation.previous_source:
-        # The sentence before stands at index 0 so its pause is predicted as usual.
-        source = continuation.previous_source
-        previous = Sentence(source.strip(), source)
-        sentences.insert(0, PreparedSentence(previous, prepared.phonemize))
-        trailing = continuation.trailing_seconds
+    sentences, trailing = _with_sentence_before(prepared, continuation)
     planner = PausePlanner(voice, sentences, style_vector, params, prepared.phonemize, features)
     profile = RequestProfile()
     if pacing is None:
@@ -71,25 +64,11 @@ def render_steps(
                     target = _pause_target(planner, index, params)
                 pause = missing_silence_samples(trailing, target, voice.sample_rate)
             scheduler.begin_sentence(len(phonemes.phone_ids), _later_phonemes(sentences, index))
-            yield from scheduler.release(None)
-            windows: list[np.ndarray] = []
-            for piece in _sentence_steps(
-                voice,
-                sentence,
-                (index, pause),
-                features,
-                (style_vector, params),
-                scheduler,
+            steps = _sentence_steps(
+                voice, sentence, (index, pause), features, (style_vector, params), scheduler,
                 profile,
-            ):
-                if piece is not None:
-                    windows.append(piece.audio)
-                seconds = 0.0 if piece is None else piece.seconds(voice.sample_rate)
-                released = scheduler.release(piece, seconds)
-                if not released:
-                    yield None
-                yield from released
-            trailing = trailing_silence_seconds(np.concatenate(windows), voice.sample_rate)
+            )  # fmt: skip
+            trailing = yield from _released(steps, scheduler, voice.sample_rate)
             if continuation is not None:
                 continuation.previous_source = sentence.source
                 continuation.trailing_seconds = trailing
@@ -97,6 +76,38 @@ def render_steps(
     finally:
         profile.log(voice.sample_rate)
         _LOGGER.debug("Schedule: %s", scheduler.summary())
+
+
+def _with_sentence_before(
+    prepared: PreparedText, continuation: Continuation | None
+) -> tuple[list[PreparedSentence], float | None]:
+    """The sentences to render and the silence ending the audio before them (None: nothing
+    was said before). A continued text puts the sentence before at index 0, so its pause is
+    predicted as usual."""
+    sentences = list(prepared.sentences)
+    if continuation is None or not continuation.previous_source:
+        return sentences, None
+    source = continuation.previous_source
+    sentences.insert(0, PreparedSentence(Sentence(source.strip(), source), prepared.phonemize))
+    return sentences, continuation.trailing_seconds
+
+
+def _released(
+    steps: Iterator[AudioPiece | None], scheduler: Scheduler, sample_rate: int
+) -> Generator[AudioPiece | None, None, float]:
+    """One sentence's ``steps`` as the schedule sends them (None: a step with nothing to
+    send); returns the seconds of silence its audio ends with."""
+    yield from scheduler.release(None)
+    windows: list[np.ndarray] = []
+    for piece in steps:
+        if piece is not None:
+            windows.append(piece.audio)
+        seconds = 0.0 if piece is None else piece.seconds(sample_rate)
+        released = scheduler.release(piece, seconds)
+        if not released:
+            yield None
+        yield from released
+    return trailing_silence_seconds(np.concatenate(windows), sample_rate)
 
 
 def _sentence_steps(

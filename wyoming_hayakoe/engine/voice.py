@@ -20,15 +20,12 @@ import onnxruntime as ort
 from ..compiling.compiled import (
     DecoderChoice,
     SelfCheckResult,
-    VoiceModels,
-    keep,
     open_models,
-    published_duration_branch,
 )
 from ..errors import ModelFileError, UnknownStyleError
 from ..inference.calibration import Calibration
 from ..inference.decoder import Decoder
-from ..inference.inputs import DURATION_NAMES, InputNames
+from ..inference.inputs import InputNames
 from ..inference.params import SynthesisParams
 from ..inference.synthesizer import sentence_audio, synthesis_steps, synthesizer_inputs
 from ..pacing.scheduler import Scheduler
@@ -36,6 +33,7 @@ from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes
 from ..voices.config import VoiceConfig
 from ..voices.sources import VoiceSource
+from .duration_branch import duration_predictor
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -132,8 +130,8 @@ class Voice:
             self_check=models.self_check,
             compiled=models.folder,
         )
-        voice.duration_predictor, voice.duration_inputs = _duration_predictor(
-            voice, models, settings, calibrate
+        voice.duration_predictor, voice.duration_inputs = duration_predictor(
+            name, source, config.hop_length, models, settings, calibrate
         )
         _log_loaded(voice)
         return voice
@@ -223,72 +221,6 @@ def speaker_of(source: VoiceSource, config: VoiceConfig) -> int:
     if source.speaker is not None:
         return source.speaker_id
     return config.default_speaker_id
-
-
-_BRANCH_VERDICT = "duration-branch-check.txt"
-"""In a compiled folder: whether the branch cut from the synthesizer agreed with it."""
-
-
-def _duration_predictor(
-    voice: Voice,
-    models: VoiceModels,
-    settings: RuntimeSettings,
-    calibrate: Callable[[], Calibration],
-) -> tuple[ort.InferenceSession | None, InputNames | None]:
-    """The voice's own duration predictor, or the branch cut out of its synthesizer once it
-    has agreed with it; None (pauses of 80 ms) if there is neither."""
-    session = models.duration_predictor
-    own = voice.source.duration_predictor
-    try:
-        if session is None and models.folder is None:  # published: cut it here
-            if own is not None:
-                _LOGGER.info("%s has no %s: cutting it out of the synthesizer",
-                             voice.source.path, own.name)  # fmt: skip
-            branch = published_duration_branch(voice.model_path)
-            options = settings.session_options()
-            session = ort.InferenceSession(branch, options, providers=["CPUExecutionProvider"])
-        if session is None:
-            return None, None
-        what = "Duration predictor" if models.duration_source else "Duration branch"
-        inputs = InputNames.of(session, models.duration_source or voice.model_path, what,
-                               DURATION_NAMES)  # fmt: skip
-        if models.duration_source is not None or _branch_agrees(voice, session, inputs, calibrate):
-            return session, inputs
-    except Exception as err:  # pauses are a nicety: any failure here leaves the voice usable
-        _LOGGER.warning("No predicted pauses for %s, they fall back to 80 ms: %s", voice.name, err)
-        return None, None
-    _LOGGER.warning(
-        "The duration branch cut out of %s disagrees with the whole graph's audio length: "
-        "pauses fall back to 80 ms",
-        voice.model_path,
-    )
-    return None, None
-
-
-def _branch_agrees(
-    voice: Voice,
-    branch: ort.InferenceSession,
-    inputs: InputNames,
-    calibrate: Callable[[], Calibration],
-) -> bool:
-    """Whether the branch's frames times the hop are the samples the synthesizer makes on
-    each calibration sentence (at zero noise both are deterministic: anything else means the
-    cut found the wrong node, and the pauses would be wrong). Checked once per compiled
-    folder."""
-    verdict = voice.compiled / _BRANCH_VERDICT if voice.compiled else None
-    try:
-        if verdict is not None:
-            return verdict.read_text().strip() == "agrees"
-    except OSError:
-        pass
-    agrees = True
-    for values in calibrate().feeds:
-        frames = round(float(branch.run(None, inputs.feed(values))[0].sum()))
-        audio = sentence_audio(voice.synthesizer, voice.inputs, voice.decoder, values)
-        agrees &= frames > 0 and frames * voice.config.hop_length == sum(len(p) for p in audio)
-    if verdict is not None:
-        keep(verdict, "agrees\n" if agrees else "differs\n", "the duration branch's check")
-    return agrees
 
 
 def _log_loaded(voice: Voice) -> None:

@@ -137,27 +137,9 @@ def _transfer(
             return start, _hash_file(part)
         except OSError as err:
             raise disk_error(err, part) from err
-    headers = request_headers(options)
-    if start:
-        headers["Range"] = f"bytes={start}-"
-    opener = urllib.request.build_opener(CheckedRedirects(options.allow_insecure_http))
-    req = urllib.request.Request(url, headers=headers, method="GET")
-    try:
-        resp = opener.open(req, timeout=options.timeout)
-    except urllib.error.HTTPError as err:
-        if err.code == 416 and start:  # our .part is no prefix of the file any more
-            part.unlink()
-            raise ConnectionError("server refused the resume range; starting over") from None
-        raise http_error(err, url) from None
+    resp = _open(url, part, start, options)
     with resp:
-        if resp.status == 206:
-            match = _CONTENT_RANGE_RE.match(resp.headers.get("Content-Range", ""))
-            if not match or int(match.group(1)) != start:
-                part.unlink()
-                raise ConnectionError("server sent an unexpected range; starting over")
-        elif start:
-            _LOGGER.info("Server ignored the resume request for %s; starting over", label)
-            start = 0
+        start = _resumed_from(resp, part, start, label)
         try:
             digest = _hash_file(part) if start else hashlib.sha256()
             handle = part.open("ab" if start else "wb")
@@ -185,6 +167,37 @@ def _transfer(
             raise ConnectionError(f"connection closed after {progress.done} of {body_end} bytes")
         progress.add(0, final=True)
         return progress.done, digest
+
+
+def _open(url: str, part: Path, start: int, options: DownloadOptions) -> Any:
+    """The response to a GET of ``url`` from byte ``start`` on; a ``part`` the server will
+    not resume is deleted (the next attempt starts over)."""
+    headers = request_headers(options)
+    if start:
+        headers["Range"] = f"bytes={start}-"
+    opener = urllib.request.build_opener(CheckedRedirects(options.allow_insecure_http))
+    req = urllib.request.Request(url, headers=headers, method="GET")
+    try:
+        return opener.open(req, timeout=options.timeout)
+    except urllib.error.HTTPError as err:
+        if err.code == 416 and start:  # our .part is no prefix of the file any more
+            part.unlink()
+            raise ConnectionError("server refused the resume range; starting over") from None
+        raise http_error(err, url) from None
+
+
+def _resumed_from(resp: Any, part: Path, start: int, label: str) -> int:
+    """Where the body of ``resp`` goes in ``part``: ``start`` when the server resumed there,
+    0 when it sent the whole file; a range other than the one asked for deletes ``part``."""
+    if resp.status == 206:
+        match = _CONTENT_RANGE_RE.match(resp.headers.get("Content-Range", ""))
+        if not match or int(match.group(1)) != start:
+            part.unlink()
+            raise ConnectionError("server sent an unexpected range; starting over")
+        return start
+    if start:
+        _LOGGER.info("Server ignored the resume request for %s; starting over", label)
+    return 0
 
 
 def download_file(

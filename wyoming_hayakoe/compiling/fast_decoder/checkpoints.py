@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cache import write_atomically
+from ..files import write_atomically
 from .ranges import TensorHistogram
 from .search import Trial
 from .timing import Timing

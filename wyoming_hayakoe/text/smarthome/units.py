@@ -25,7 +25,8 @@ from dataclasses import replace
 
 from .numbers import DIGIT_KANA, NUMBER, SIGN, minutes_words, signed_words
 from .trace import Rule, substitute
-from .unit_table import CURRENCIES, SPACED_ONLY, UNITS, Unit
+from .unit import Unit
+from .unit_table import CURRENCIES, SPACED_ONLY, UNITS
 
 _LETTERS = "A-Za-z"
 _IMPLIED_WINDOW = 6

@@ -73,6 +73,8 @@ class ConversationResults:
     board_speeds: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
     """(board, decoder, deadline) -> the reference decoder's speed on the board before each
     round's server."""
+    shares: dict[str, list[float]] = field(default_factory=dict)
+    """Each board's share of the CPU before each server (calibrated anew when it drifted)."""
 
     def add(self, key: tuple[str, str, str, str, str], heard: Heard) -> None:
         self.heard.setdefault(key, []).append(heard)
@@ -80,6 +82,10 @@ class ConversationResults:
     def markdown(self) -> str:
         lines = [
             *(f"- {board}: {described}" for board, described in self.boards.items()),
+            *(
+                f"- {board}: the share before each server: {', '.join(f'{s:.3f}' for s in shares)}"
+                for board, shares in self.shares.items()
+            ),
             "",
             "| board | decoder | reply | asked | first chunk (off → on) "
             "| first voiced (off → on) | first voiced, each round (on) | board, each round (on) "
@@ -123,6 +129,7 @@ def run(
             for deadline, option in DEADLINES.items():
                 on = rechecked(on, root, voice, cache)
                 results.board_speeds.setdefault((board, decoder, deadline), []).append(on.speed)
+                results.shares.setdefault(board, []).append(on.share)
                 extra = ("--decoder", decoder, "--cache-dir", str(cache), "--audio-cache-mb",
                          "0", "--debug", *option)  # fmt: skip
                 log = work / f"conversation-{decoder}-{deadline}-{time.monotonic_ns()}.log"

@@ -19,6 +19,7 @@ from wyoming_hayakoe.addon import options as addon_options
 from wyoming_hayakoe.cli.options import parse_args
 from wyoming_hayakoe.inference.params import SynthesisParams
 from wyoming_hayakoe.knobs import KNOBS, OLD_SPELLINGS, Knob
+from wyoming_hayakoe.service.request import default_settings, synthesis_params
 from wyoming_hayakoe.web.i18n import STRINGS
 from wyoming_hayakoe.web.voicevox.query import read_query
 
@@ -82,13 +83,13 @@ def test_command_line_addon_and_api_set_the_same_parameter(knob: Knob, tmp_path:
     assert getattr(from_cli, knob.param) == pytest.approx(expected)
     addon_args = addon_options.options_to_args({knob.name: value})
     assert addon_args == [knob.flag, str(value)]
-    query = read_query({**ONE_MORA, knob.api_field: value}, 100, HAYAKOE)
-    assert getattr(query.params(HAYAKOE), knob.param) == pytest.approx(expected)
+    query = read_query({**ONE_MORA, knob.api_field: value}, 100, default_settings(HAYAKOE))
+    assert getattr(synthesis_params(HAYAKOE, query.settings), knob.param) == pytest.approx(expected)
     # and the range is the same: just outside it is refused by both
     with pytest.raises(SystemExit):
         params_from_cli([knob.flag, str(knob.high + 0.01)], tmp_path)
     with pytest.raises(Exception, match="between"):
-        read_query({**ONE_MORA, knob.api_field: knob.high + 0.01}, 100, HAYAKOE)
+        read_query({**ONE_MORA, knob.api_field: knob.high + 0.01}, 100, default_settings(HAYAKOE))
 
 
 def test_the_addons_schema_defaults_and_labels_are_the_knobs() -> None:

@@ -17,8 +17,8 @@ from aiohttp.test_utils import TestClient
 from voicevox_utils import detail, query, read_wav, same_pcm, style_ids, synthesis, trim_zeros
 from web_utils import WebFixture, api_site_fixture, model_cache_fixture
 
-from wyoming_hayakoe.engine import PcmPiece
 from wyoming_hayakoe.inference.params import SynthesisParams
+from wyoming_hayakoe.service import SpeechRequest
 
 model_cache = model_cache_fixture()
 site = api_site_fixture(SynthesisParams(sdp_ratio=0.0, noise_scale=0.0, noise_scale_w=0.0))
@@ -32,15 +32,8 @@ async def test_an_unedited_query_is_the_wyoming_sides_audio(
     fixture, client = site
     happy = (await style_ids(client))["Happy"]
     body = await query(client, TEXT, happy)
-    wyoming = b""
-
-    async def on_piece(piece: PcmPiece) -> None:
-        nonlocal wyoming
-        wyoming += piece.pcm
-
-    resolved = await fixture.service.voice_loading.resolve("tiny", "Happy")
-    await fixture.service.synthesize(resolved, TEXT, on_piece)
-    expected = np.frombuffer(wyoming, dtype="<i2")
+    wyoming = await fixture.service.speech(SpeechRequest(TEXT, "tiny", "Happy"))
+    expected = np.frombuffer(await wyoming.whole(), dtype="<i2")
     bare = read_wav(
         await synthesis(client, {**body, "prePhonemeLength": 0, "postPhonemeLength": 0}, happy)
     )

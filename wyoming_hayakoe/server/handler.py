@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 from wyoming.event import Event, Eventable
@@ -31,7 +31,7 @@ from wyoming.tts import (
 )
 
 from ..errors import HayakoeError, TextError
-from ..service import Continuation, PcmPiece, ResolvedVoice, SentenceStream, TtsService
+from ..service import SpeechRequest, TextStream, TtsService
 from .audio_events import AudioResponse
 from .connection import Connection, Job
 from .info import build_info
@@ -65,18 +65,14 @@ class HandlerOptions:
 
 @dataclass
 class _TextStream:
-    """State of one synthesize-start ... synthesize-stop stream."""
+    """What the protocol keeps of one synthesize-start ... synthesize-stop stream (the text
+    and its sentences are the service's)."""
 
-    voice: SynthesizeVoice | None
-    splitter: SentenceStream = field(default_factory=SentenceStream)
-    chars: int = 0
-    resolved: ResolvedVoice | None = None
+    text: TextStream
     out: AudioResponse | None = None
     failed: bool = False  # nothing more is spoken
     error_sent: bool = False  # the connection ends with the stream
-    over_limit: bool = False
-    # Sentences reach the engine one by one: this carries the pause across them.
-    continuation: Continuation = field(default_factory=Continuation)
+    over_limit: TextError | None = None
 
 
 class HayakoeEventHandler(Connection):
@@ -134,7 +130,7 @@ class HayakoeEventHandler(Connection):
         _LOGGER.warning("Skipped a %s event with %d bytes of data", err.event_type, err.size)
         if SynthesizeChunk.is_type(err.event_type):
             if self._stream is not None:  # outside a stream, chunks are ignored anyway
-                self._stream_over_limit(self._stream)
+                self._stream_over_limit(self._stream, self._stream.text.over_limit())
         elif Synthesize.is_type(err.event_type) and self._stream is not None:
             _LOGGER.debug("Ignoring synthesize inside a text stream")
         # unknown events are ignored, whatever their size
@@ -168,7 +164,8 @@ class HayakoeEventHandler(Connection):
         if self._stream is not None:
             _LOGGER.warning("synthesize-start before synthesize-stop: ending the previous stream")
             self._close_stream(self._stream)
-        stream = _TextStream(voice=start.voice)
+        name, speaker = _voice_and_speaker(start.voice)
+        stream = _TextStream(self._service.text_stream(name, speaker))
         self._stream = stream
         self._queue_in(stream, partial(self._begin_stream, stream))
 
@@ -177,20 +174,18 @@ class HayakoeEventHandler(Connection):
         if stream is None:
             _LOGGER.debug("Ignoring synthesize-chunk outside a text stream")
             return
-        text = parse_stream_chunk(event).text
-        stream.chars += len(text)
         try:
-            self._service.check_text_length(stream.chars)
-        except TextError:
-            self._stream_over_limit(stream)
+            sentences = stream.text.add(parse_stream_chunk(event).text)
+        except TextError as err:
+            self._stream_over_limit(stream, err)
             return
-        for sentence in stream.splitter.feed(text):
+        for sentence in sentences:
             self._queue_in(stream, partial(self._stream_sentence, stream, sentence))
 
-    def _stream_over_limit(self, stream: _TextStream) -> None:
-        if not stream.over_limit:
-            stream.over_limit = True
-            self._queue_in(stream, partial(self._fail_stream, stream))
+    def _stream_over_limit(self, stream: _TextStream, error: TextError) -> None:
+        if stream.over_limit is None:
+            stream.over_limit = error
+            self._queue_in(stream, partial(self._fail_stream, stream, error))
 
     def _on_stream_stop(self, event: Event) -> None:
         stream = self._stream
@@ -201,7 +196,7 @@ class HayakoeEventHandler(Connection):
 
     def _close_stream(self, stream: _TextStream) -> None:
         self._stream = None
-        for sentence in stream.splitter.finish():
+        for sentence in stream.text.finish():
             self._queue_in(stream, partial(self._stream_sentence, stream, sentence))
         self._queue(partial(self._end_stream, stream))
 
@@ -233,51 +228,33 @@ class HayakoeEventHandler(Connection):
         info = build_info(self._service.voice_entries, self._service.settings.streaming)
         await self.write_event(info.event())
 
-    async def _resolve(self, voice: SynthesizeVoice | None) -> ResolvedVoice:
-        name = voice.name if voice is not None else None
-        speaker = voice.speaker if voice is not None else None
-        return await self._service.voice_loading.resolve(name, speaker)
-
-    def _new_audio(self, resolved: ResolvedVoice) -> AudioResponse:
-        return AudioResponse(
-            self.write_event, resolved.voice.sample_rate, self._options.samples_per_chunk
-        )
+    def _new_audio(self, sample_rate: int) -> AudioResponse:
+        return AudioResponse(self.write_event, sample_rate, self._options.samples_per_chunk)
 
     async def _synthesize_text(self, request: Synthesize) -> None:
-        resolved = await self._resolve(request.voice)
-        out = self._new_audio(resolved)
+        name, speaker = _voice_and_speaker(request.voice)
+        speech = await self._service.speech(SpeechRequest(request.text, name, speaker))
+        out = self._new_audio(speech.sample_rate)
         if self._options.opening_silence:
-            self._service.check_text_length(len(request.text))  # an error before any audio
             await out.open()
-
-        async def on_piece(audio: PcmPiece) -> None:
-            await out.pcm(audio.pcm)
-
-        await self._service.synthesize(resolved, request.text, on_piece)
+        await speech.play(out.pcm)
         await out.stop()
 
     async def _begin_stream(self, stream: _TextStream) -> None:
         try:
-            stream.resolved = await self._resolve(stream.voice)
+            stream.out = self._new_audio(await stream.text.open())
         except HayakoeError:
             stream.failed = True
             raise
-        stream.out = self._new_audio(stream.resolved)
 
     async def _stream_sentence(self, stream: _TextStream, sentence: str) -> None:
-        if stream.failed or stream.resolved is None or stream.out is None:
+        if stream.failed or stream.out is None:
             return
         out = stream.out
         if self._options.opening_silence:
             await out.open()  # the first sentence is in: the reply starts
-
-        async def on_piece(audio: PcmPiece) -> None:
-            await out.pcm(audio.pcm)
-
         try:
-            await self._service.synthesize(
-                stream.resolved, sentence, on_piece, stream.continuation, whole=False
-            )
+            await stream.text.speak(sentence, out.pcm)
         except TextError as err:
             # One sentence the engine cannot read must not silence the rest of an answer.
             _LOGGER.warning("Skipping sentence %r: %s", sentence, err)
@@ -285,12 +262,9 @@ class HayakoeEventHandler(Connection):
             stream.failed = True
             raise
 
-    async def _fail_stream(self, stream: _TextStream) -> None:
+    async def _fail_stream(self, stream: _TextStream, error: TextError) -> None:
         stream.failed = True
-        raise TextError(
-            f"Text stream is over {self._max_text_length} characters "
-            f"(--max-text-length); the rest is not spoken"
-        )
+        raise error
 
     async def _end_stream(self, stream: _TextStream) -> None:
         if not stream.failed and stream.out is not None:
@@ -298,3 +272,8 @@ class HayakoeEventHandler(Connection):
         await self.write_event(SynthesizeStopped().event())
         if stream.error_sent:
             await self.end_connection()
+
+
+def _voice_and_speaker(voice: SynthesizeVoice | None) -> tuple[str | None, str | None]:
+    """The voice a request names (None: the default) and its speaker (a style)."""
+    return (None, None) if voice is None else (voice.name, voice.speaker)

@@ -20,9 +20,11 @@ there).
 
 from __future__ import annotations
 
-from ..engine import Continuation, Engine
+from functools import partial
+
+from ..engine import Continuation, Engine, SynthesisParams, Voice
 from ..engine.prepared import PreparedText
-from ..errors import TextError
+from ..errors import UnknownVoiceError
 from ..foreground import Foreground
 from ..progress import ProgressBoard
 from ..text.frontend import TextFrontend
@@ -32,8 +34,18 @@ from ..voices.store import VoiceStore
 from .availability import Availabilities
 from .dictionary import DictionaryFile
 from .flights import PieceCallback
+from .request import (
+    SpeechRequest,
+    SpeechSettings,
+    check_length,
+    default_settings,
+    finishes,
+    finishing,
+    synthesis_params,
+)
 from .settings import ServiceSettings
 from .shared_engine import EngineFactory, SharedEngine
+from .speech import SentenceSynthesis, Speech, TextStream
 from .syntheses import Syntheses
 from .text_readings import TextReadings
 from .voice_loading import ResolvedVoice, VoiceLoader
@@ -81,7 +93,7 @@ class TtsService:
         """Downloads, uploads and removals of voices (the web page's)."""
         self.readings = TextReadings(
             self.loaded_text_frontend, self._workers, settings.user_dictionary,
-            settings.english_model,
+            settings.english_model, settings.max_text_length,
         )  # fmt: skip
         """How the engine reads a text (the page's reading, the VOICEVOX API's phrases)."""
         self.dictionary = DictionaryFile(
@@ -131,39 +143,81 @@ class TtsService:
 
     # ----- synthesis -----
 
-    def check_text_length(self, characters: int) -> None:
-        """Refuse a text (whole, or streamed so far) over ``--max-text-length``."""
-        limit = self.settings.max_text_length
-        if characters > limit:
-            raise TextError(
-                f"Text is {characters} characters long; the limit is {limit} (--max-text-length)"
-            )
+    @property
+    def default_settings(self) -> SpeechSettings:
+        """The server's speed, intonation and tempo on the knobs' scales (what a new VOICEVOX
+        query holds)."""
+        return default_settings(self.settings.params)
 
-    async def synthesize(
+    async def speech(self, request: SpeechRequest) -> Speech:
+        """The request ready to speak: its text within ``--max-text-length``, its voice and
+        style loaded, its settings applied (each refusal an error before any audio);
+        :meth:`Speech.play` or :meth:`Speech.whole` synthesizes it.
+
+        The same request (voice, parameters, rewritten text) made while one is in progress
+        joins it; if the caller is cancelled (the client went away), only its own audio stops,
+        and the synthesis stops once nobody listens. Raises ServerBusyError when
+        ``max_waiting`` syntheses are in progress already.
+        """
+        check_length(request.text, self.settings.max_text_length)
+        resolved = await self._resolve(request.voice, request.style, request.installed_only)
+        settings = request.settings
+        params = synthesis_params(resolved.params, settings)
+        finished = finishing(resolved.params, settings) if finishes(settings) else None
+        synthesis = partial(self._synthesize, resolved.voice, params, request.text)
+        return Speech(synthesis, resolved.voice.sample_rate, finished, self._workers)
+
+    def text_stream(self, voice: str | None, style: str | None) -> TextStream:
+        """A text that will come in pieces, spoken sentence by sentence in ``voice``."""
+
+        async def open_voice() -> tuple[int, SentenceSynthesis]:
+            resolved = await self._resolve(voice, style)
+            sentence = partial(self._synthesize_sentence, resolved.voice, resolved.params)
+            return resolved.voice.sample_rate, sentence
+
+        return TextStream(self.settings.max_text_length, open_voice)
+
+    async def load_voice(self, voice: str, style: str | None) -> int:
+        """Load an installed voice and style ahead of its requests (never downloading); its
+        sampling rate."""
+        return (await self._resolve(voice, style, installed_only=True)).voice.sample_rate
+
+    async def _resolve(
+        self, voice: str | None, style: str | None, installed_only: bool = False
+    ) -> ResolvedVoice:
+        if installed_only:
+            await self.refresh_voices()  # a voice copied in since counts
+            if voice not in self.voice_listing.installed:
+                raise UnknownVoiceError(f"voice {voice!r} is not installed")
+        return await self.voice_loading.resolve(voice, style)
+
+    async def _synthesize_sentence(
         self,
-        resolved: ResolvedVoice,
+        voice: Voice,
+        params: SynthesisParams,
+        sentence: str,
+        on_piece: PieceCallback,
+        continuation: Continuation,
+    ) -> int:
+        """One sentence a stream split off already: rewritten, not split again."""
+        return await self._synthesize(voice, params, sentence, on_piece, continuation, False)
+
+    async def _synthesize(
+        self,
+        voice: Voice,
+        params: SynthesisParams,
         text: str | TextWithReading,
         on_piece: PieceCallback,
         continuation: Continuation | None = None,
         whole: bool = True,
     ) -> int:
-        """Synthesize ``text``, awaiting ``on_piece`` for each piece of audio as it is ready.
-        A text with a reading is spoken the way its accent phrases say.
-
-        ``whole=False``: ``text`` is one sentence the caller split off a stream already (it is
-        rewritten, not split again). Returns the number of pieces. The same request (voice,
-        parameters, rewritten text) made while one is in progress joins it; if the caller
-        is cancelled (the client went away), only its own stream stops, and the synthesis
-        stops once nobody listens. Raises ServerBusyError when ``max_waiting`` syntheses are
-        in progress already.
-        """
-        self.check_text_length(len(text if isinstance(text, str) else text.text))
+        """Synthesize ``text``, awaiting ``on_piece`` for each piece of audio as it is ready;
+        the number of pieces."""
         engine = await self._engine.get()
         # On the one text thread, in the order the requests came: a later request's text is
         # never ready first, so its audio cannot go ahead (on two loading threads it could).
         # An edited user dictionary is compiled there first; synthesis keeps going meanwhile.
         prepared = await self._workers.read_text(_prepared, engine, text, whole)
-        voice, params = resolved.voice, resolved.params
         return await self._syntheses.run(engine, voice, params, prepared, on_piece, continuation)
 
     @property

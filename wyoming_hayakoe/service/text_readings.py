@@ -9,17 +9,19 @@ own and the dictionary file's words: the same rules and words, no BERT needed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..text.accent import AccentPhrase
+from ..text.accent import AccentPhrase, PhraseReading, spoken_phrase
+from ..text.aquestalk import parse_aquestalk
 from ..text.explain import TextReading, read_text
 from ..text.frontend import TextFrontend
 from ..text.user_dict import Entry, TriedDictionaries
 from ..text.with_reading import sentence_phrases
 from .dictionary import read_entries
+from .request import check_length
 from .workers import Workers
 
 
@@ -30,9 +32,11 @@ class TextReadings:
         workers: Workers,
         dictionary: Path | None,
         english_model: bool = True,
+        max_text_length: int | None = None,
     ) -> None:
         """``english_model``: the server's, for the front-end read with before there is an
-        engine (the engine's has it)."""
+        engine (the engine's has it); a text over ``max_text_length`` is refused."""
+        self._max_text_length = max_text_length
         self._frontend = frontend
         self._workers = workers
         self._dictionary = dictionary
@@ -42,6 +46,7 @@ class TextReadings:
 
     async def explain(self, text: str) -> TextReading:
         """The reading of ``text``, its rules naming the lines of the user dictionary's words."""
+        self._check(text)
         frontend = await self._frontend()
         return await self._workers.read_text(_explain, self._reading(frontend), text)
 
@@ -51,6 +56,7 @@ class TextReadings:
         """The accent phrases of ``text`` (rewritten as a request's), sentence after sentence;
         ``english_model``: as the server reads unless given (VOICEVOX's
         ``enable_katakana_english``)."""
+        self._check(text)
         frontend = await self._frontend()
         reading = self._reading(frontend)
         return await self._workers.read_text(_accent_phrases, reading, text, english_model)
@@ -59,8 +65,25 @@ class TextReadings:
         """The accent phrases of ``text`` as they would be with ``word`` in the dictionary
         (in place of a word of the same surface): nothing is written, and every other reading
         meanwhile goes on with the dictionary in effect."""
+        self._check(text)
         reading = self._reading(None)
         return await self._workers.read_text(_accent_phrases_with, reading, text, word)
+
+    def kana_phrases(self, kana: str) -> list[AccentPhrase]:
+        """The accent phrases VOICEVOX's AquesTalk-like notation writes (AquesTalkError where
+        it is not that notation)."""
+        self._check(kana)
+        return self.spoken(parse_aquestalk(kana))
+
+    @staticmethod
+    def spoken(readings: Sequence[PhraseReading]) -> list[AccentPhrase]:
+        """The phrases ``readings`` describe, read from their kana and accents (TextError
+        names the first bad mora)."""
+        return [spoken_phrase(reading, i) for i, reading in enumerate(readings)]
+
+    def _check(self, text: str) -> None:
+        if self._max_text_length is not None:
+            check_length(text, self._max_text_length)
 
     def _reading(self, frontend: TextFrontend | None) -> _Reading:
         return _Reading(frontend, self._tried, self._dictionary, self._english_model)

@@ -28,6 +28,7 @@ from ..errors import TextError
 from .g2p import G2PResult, g2p
 from .kana import LONG_VOWEL_MARK, MORA_PHONEMES, KanaError, kana_to_phonemes, split_morae
 from .kana import to_katakana as _to_katakana
+from .normalize import fold_punctuation
 from .symbols import PUNCTUATIONS
 
 MARKS = frozenset(PUNCTUATIONS)
@@ -58,6 +59,20 @@ class PhraseReading:
     """One entry per mora: katakana or hiragana (``ー`` lengthens the mora before), or a mark."""
     accent: int
     """The 1-based mora after which the pitch falls (0 or past the end: a flat phrase)."""
+
+    @classmethod
+    def of_morae(
+        cls, morae: Sequence[str], accent: int, question: bool = False, pause: bool = False
+    ) -> PhraseReading:
+        """A phrase as a client writes it (VOICEVOX's accent phrase): a mora that is a
+        punctuation mark in any width is the mark; ``question`` ends it with ``?`` and
+        ``pause`` with ``,`` unless a mark ends it already."""
+        kana = [_as_mark(mora) for mora in morae]
+        if question and (not kana or kana[-1] != "?"):
+            kana.append("?")
+        if pause and (not kana or kana[-1] not in MARKS):
+            kana.append(",")
+        return cls(tuple(kana), accent)
 
 
 @dataclass(frozen=True)
@@ -253,3 +268,8 @@ def _spread(count: int, first: int, last: int) -> list[int]:
     """``count`` phonemes over the tokens ``first..last``, in order, as evenly as can be."""
     width = last - first + 1
     return [first + (j * width) // count for j in range(count)] if count else []
+
+
+def _as_mark(mora: str) -> str:
+    folded = fold_punctuation(mora)
+    return folded if folded in MARKS else mora

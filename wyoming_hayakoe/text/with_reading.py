@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .accent import MARKS, SENTENCE_END_MARKS, AccentPhrase, PhraseReading
+from .aquestalk import AquesTalkError, parse_aquestalk
 from .frontend import TextFrontend
 from .kana import to_katakana
 from .sentences import Sentence, split_for_synthesis
@@ -37,6 +38,19 @@ class TextWithReading:
             for kana in phrase.kana
         )
         return cls(text, tuple(phrases))
+
+    @classmethod
+    def of_query(cls, kana: str | None, phrases: Sequence[PhraseReading]) -> TextWithReading:
+        """What a VOICEVOX query speaks: ``kana`` as written, with ``phrases`` as its
+        reading, unless it is empty or VOICEVOX's AquesTalk-like notation (then the morae are
+        the text)."""
+        if not kana or not kana.strip():
+            return cls.from_phrases(phrases)
+        try:
+            parse_aquestalk(kana)
+        except AquesTalkError:
+            return cls(kana, tuple(phrases))
+        return cls.from_phrases(phrases)
 
 
 def _hiragana(kana: str) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import TextError, UnknownVoiceError
-from ..service import ResolvedVoice, TtsService, voice_list
+from ..errors import TextError
+from ..service import TtsService, voice_list
 from .rewrites import reading_json
 
 
@@ -33,21 +33,13 @@ class WebBackend:
         running = self.service.voice_management.downloading()
         return list(await self.in_thread(voice_list, self.service, running))
 
-    # ----- synthesis -----
-
-    async def resolve(self, voice: str, style: str | None) -> ResolvedVoice:
-        """The voice and style, loading the voice if needed; never downloads one."""
-        await self.service.refresh_voices()
-        if voice not in self.service.voice_listing.installed:
-            # The page never downloads as a side effect: that is the Voices page's button.
-            raise UnknownVoiceError(f"voice {voice!r} is not installed")
-        return await self.service.voice_loading.resolve(voice, style)
+    # ----- text -----
 
     def check_text(self, text: str) -> str:
-        """The text, if there is one and the service takes its length; TextError otherwise."""
+        """The text, if there is one; TextError otherwise (its length is the service's to
+        check, as for every request)."""
         if not text.strip():
             raise TextError("The text is empty")
-        self.service.check_text_length(len(text))
         return text
 
     # ----- reading -----

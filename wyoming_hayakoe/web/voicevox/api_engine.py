@@ -142,5 +142,5 @@ async def is_initialized_speaker(request: web.Request) -> web.Response:
 async def initialize_speaker(request: web.Request) -> web.Response:
     backend = request.app[BACKEND]
     style = await find_style(backend.service, query_int(request, "speaker"))
-    await backend.resolve(style.voice, style.style)
+    await backend.service.load_voice(style.voice, style.style)
     return web.Response(status=204)

@@ -17,7 +17,6 @@ goes away stops the synthesis.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import zipfile
 
@@ -26,12 +25,9 @@ from aiohttp import web
 from ...service import (
     AccentPhrase,
     AquesTalkError,
-    Finisher,
-    PcmPiece,
-    ResolvedVoice,
-    SynthesisParams,
-    parse_aquestalk,
-    spoken_phrase,
+    Speech,
+    SpeechRequest,
+    SpeechSettings,
 )
 from ..backend import WebBackend
 from ..keys import BACKEND
@@ -61,7 +57,6 @@ routes = web.RouteTableDef()
 async def _phrases(request: web.Request, backend: WebBackend, text: str) -> list[AccentPhrase]:
     """The accent phrases of ``text``, sentence after sentence, as the engine reads it (the
     English model as the request's ``enable_katakana_english`` says)."""
-    backend.service.check_text_length(len(text))
     english_model = query_bool(request, "enable_katakana_english", True)
     return await backend.service.readings.accent_phrases(text, english_model)
 
@@ -70,9 +65,9 @@ def _max_morae(backend: WebBackend) -> int:
     return backend.service.settings.max_text_length * MORAE_PER_CHARACTER
 
 
-def _defaults(backend: WebBackend) -> SynthesisParams:
+def _defaults(backend: WebBackend) -> SpeechSettings:
     """The server's defaults of every request (``--speed-scale``, ``--intonation-scale``, ...)."""
-    return backend.service.settings.params
+    return backend.service.default_settings
 
 
 @routes.post("/audio_query")
@@ -81,9 +76,9 @@ async def audio_query(request: web.Request) -> web.Response:
     backend = request.app[BACKEND]
     text = query_text(request, "text")
     style = await find_style(backend.service, query_int(request, "speaker"))
-    resolved = await backend.resolve(style.voice, style.style)
+    sample_rate = await backend.service.load_voice(style.voice, style.style)
     phrases = await _phrases(request, backend, text)
-    query = query_json(text, phrases, resolved.params, resolved.voice.sample_rate)
+    query = query_json(text, phrases, _defaults(backend), sample_rate)
     return json_response(query)
 
 
@@ -103,12 +98,11 @@ async def accent_phrases(request: web.Request) -> web.Response:
         await find_style(backend.service, query_int(request, "speaker"))
     if not query_bool(request, "is_kana", False):
         return json_response([phrase_json(p) for p in await _phrases(request, backend, text)])
-    backend.service.check_text_length(len(text))
     try:
-        readings = parse_aquestalk(text)
+        phrases = backend.service.readings.kana_phrases(text)
     except AquesTalkError as err:
         raise VoicevoxError(400, err.detail) from None
-    return json_response([phrase_json(spoken_phrase(r, i)) for i, r in enumerate(readings)])
+    return json_response([phrase_json(phrase) for phrase in phrases])
 
 
 @routes.post("/mora_data")
@@ -121,7 +115,7 @@ async def mora_data(request: web.Request) -> web.Response:
     backend = request.app[BACKEND]
     query_int(request, "speaker")
     readings = read_phrases(await json_body(request), _max_morae(backend))
-    return json_response([phrase_json(spoken_phrase(r, i)) for i, r in enumerate(readings)])
+    return json_response([phrase_json(p) for p in backend.service.readings.spoken(readings)])
 
 
 @routes.post("/synthesis")
@@ -142,11 +136,10 @@ async def _synthesized(request: web.Request, stream: bool) -> web.StreamResponse
     backend = request.app[BACKEND]
     number = query_int(request, "speaker")
     query = read_query(await json_body(request), _max_morae(backend), _defaults(backend))
-    finisher, resolved = await _prepare(backend, number, query)
-    if stream and finisher.streams:
-        return await _stream(request, backend, query, finisher, resolved)
-    wav = await _wav(backend, query, finisher, resolved)
-    return web.Response(body=wav, content_type="audio/wav")
+    speech = await _speech(backend, number, query)
+    if stream and speech.streams:
+        return await _stream(request, speech)
+    return web.Response(body=await _wav(speech), content_type="audio/wav")
 
 
 @routes.post("/multi_synthesis")
@@ -159,64 +152,43 @@ async def multi_synthesis(request: web.Request) -> web.Response:
     if not isinstance(body, list):
         raise VoicevoxError(422, "the body must be a list of AudioQuery")
     queries = [read_query(item, _max_morae(backend), _defaults(backend)) for item in body]
-    if len({q.sample_rate for q in queries}) > 1:
+    if len({q.settings.sample_rate for q in queries}) > 1:
         raise VoicevoxError(422, "サンプリングレートが異なるクエリがあります")
     wavs = []
     for query in queries:
-        wavs.append(await _wav(backend, query, *await _prepare(backend, number, query)))
+        wavs.append(await _wav(await _speech(backend, number, query)))
     return web.Response(body=await backend.in_thread(_zip, wavs), content_type="application/zip")
 
 
-async def _prepare(
-    backend: WebBackend, number: int, query: SynthesisRequest
-) -> tuple[Finisher, ResolvedVoice]:
+async def _speech(backend: WebBackend, number: int, query: SynthesisRequest) -> Speech:
     style = await find_style(backend.service, number)
-    resolved = await backend.resolve(style.voice, style.style)
-    resolved = dataclasses.replace(resolved, params=query.params(resolved.params))
-    return Finisher(query.finishing(), resolved.voice.sample_rate), resolved
+    request = SpeechRequest(query.reading, style.voice, style.style, query.settings, True)
+    return await backend.service.speech(request)
 
 
-async def _wav(
-    backend: WebBackend, query: SynthesisRequest, finisher: Finisher, resolved: ResolvedVoice
-) -> bytes:
-    parts: list[bytes] = []
-
-    async def on_piece(piece: PcmPiece) -> None:
-        parts.append(finisher.piece(piece.pcm))
-
-    await backend.service.synthesize(resolved, query.reading, on_piece)
-    parts.append(finisher.end())
-    mono = await backend.in_thread(finisher.finish, b"".join(parts))
-    data = finisher.channels_of(mono)
-    return wav_header(finisher.output_rate, finisher.channels, len(data)) + data
+async def _wav(speech: Speech) -> bytes:
+    data = await speech.whole()
+    return wav_header(speech.sample_rate, speech.channels, len(data)) + data
 
 
-async def _stream(
-    request: web.Request,
-    backend: WebBackend,
-    query: SynthesisRequest,
-    finisher: Finisher,
-    resolved: ResolvedVoice,
-) -> web.StreamResponse:
+async def _stream(request: web.Request, speech: Speech) -> web.StreamResponse:
     """The header goes out with the first piece: an error before it is still answered."""
     response = web.StreamResponse(headers={"Content-Type": "audio/wav"})
 
     async def write(data: bytes) -> None:
         if not response.prepared:
             await response.prepare(request)
-            await response.write(wav_header(finisher.output_rate, finisher.channels))
-        await response.write(finisher.channels_of(data))
-
-    async def on_piece(piece: PcmPiece) -> None:
-        await write(finisher.piece(piece.pcm))
+            await response.write(wav_header(speech.sample_rate, speech.channels))
+        if data:
+            await response.write(data)
 
     try:
-        await backend.service.synthesize(resolved, query.reading, on_piece)
+        await speech.play(write)
     except Exception as err:
         if not response.prepared:
             raise
         raise ConnectionResetError(f"synthesis failed: {err}") from err  # end the stream short
-    await write(finisher.end())
+    await write(b"")
     await response.write_eof()
     return response
 

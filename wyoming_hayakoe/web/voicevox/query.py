@@ -22,22 +22,16 @@ The defaults of a new query are the server's own (``--speed-scale``, ``--intonat
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from ...knobs import INTONATION, NOISE, NOISE_W, SPEED, TEMPO_DYNAMICS, Knob
 from ...service import (
-    MARKS,
     AccentPhrase,
-    AquesTalkError,
-    Finishing,
     Mora,
     PhraseReading,
-    SynthesisParams,
+    SpeechSettings,
     TextWithReading,
-    fold_punctuation,
-    parse_aquestalk,
 )
 from .errors import bad_field, number
 
@@ -83,14 +77,14 @@ def phrase_json(phrase: AccentPhrase) -> dict[str, Any]:
 
 
 def query_json(
-    text: str, phrases: list[AccentPhrase], defaults: SynthesisParams, sample_rate: int
+    text: str, phrases: list[AccentPhrase], defaults: SpeechSettings, sample_rate: int
 ) -> dict[str, Any]:
     """A new AudioQuery: the server's defaults, ``kana`` the text itself."""
     return {
         "accent_phrases": [phrase_json(p) for p in phrases],
-        SPEED.api_field: SPEED.from_param(defaults.length_scale),
-        INTONATION.api_field: INTONATION.from_param(defaults.style_weight),
-        TEMPO_DYNAMICS.api_field: TEMPO_DYNAMICS.from_param(defaults.sdp_ratio),
+        SPEED.api_field: defaults.speed,
+        INTONATION.api_field: defaults.intonation,
+        TEMPO_DYNAMICS.api_field: defaults.tempo,
         "pitchScale": 0.0,
         "volumeScale": 1.0,
         "prePhonemeLength": DEFAULT_SILENCE_SECONDS,
@@ -108,61 +102,10 @@ def query_json(
 
 @dataclass(frozen=True)
 class SynthesisRequest:
-    """An AudioQuery read: what to say, with which parameters, and how to render the audio."""
+    """An AudioQuery read: what to say, and the settings it asks for."""
 
     reading: TextWithReading
-    speed: float
-    intonation: float
-    tempo: float
-    pitch: float
-    volume: float
-    pre_seconds: float
-    post_seconds: float
-    pause_length: float | None
-    pause_scale: float
-    sample_rate: int | None
-    """None: the voice's own."""
-    stereo: bool
-    noise_scale: float | None
-    noise_scale_w: float | None
-
-    @property
-    def pitch_factor(self) -> float:
-        return 1.0 + self.pitch
-
-    def finishing(self) -> Finishing:
-        """What is done to the synthesized audio: pitch, speed, volume, silence, output."""
-        return Finishing(
-            pitch=self.pitch,
-            speed=self.speed,
-            volume=self.volume,
-            pre_seconds=self.pre_seconds,
-            post_seconds=self.post_seconds,
-            sample_rate=self.sample_rate,
-            stereo=self.stereo,
-        )
-
-    def params(self, base: SynthesisParams) -> SynthesisParams:
-        """``base`` (the voice and style's) with this query's settings. The pitch is raised by
-        playing longer audio faster (engine/finishing.py), so it is synthesized that much
-        longer."""
-        noise = {
-            key: value
-            for key, value in (
-                ("noise_scale", self.noise_scale),
-                ("noise_scale_w", self.noise_scale_w),
-            )
-            if value is not None
-        }
-        return dataclasses.replace(
-            base,
-            length_scale=self.pitch_factor / self.speed,
-            style_weight=INTONATION.to_param(self.intonation),
-            sdp_ratio=TEMPO_DYNAMICS.to_param(self.tempo),
-            pause_seconds=None if self.pause_length is None else self.pause_length / self.speed,
-            pause_scale=self.pause_scale,
-            **noise,  # type: ignore[arg-type]
-        )
+    settings: SpeechSettings
 
 
 def read_phrases(raw: Any, max_morae: int) -> tuple[PhraseReading, ...]:
@@ -175,20 +118,19 @@ def read_phrases(raw: Any, max_morae: int) -> tuple[PhraseReading, ...]:
         where = f"accent_phrases.{index}"
         if not isinstance(item, dict) or not isinstance(item.get("moras"), list):
             raise bad_field(where, "Input should be an object with 'moras'", item, "model_type")
-        kana = [_mora_text(m, f"{where}.moras.{i}") for i, m in enumerate(item["moras"])]
-        pause = item.get("pause_mora")
-        if item.get("is_interrogative") is True and (not kana or kana[-1] != "?"):
-            kana.append("?")
-        if isinstance(pause, dict) and (not kana or kana[-1] not in MARKS):
-            kana.append(",")
+        morae = [_mora_text(m, f"{where}.moras.{i}") for i, m in enumerate(item["moras"])]
         accent = item.get("accent")
         if isinstance(accent, bool) or not isinstance(accent, int):
             message = "Input should be a valid integer"
             raise bad_field(f"{where}.accent", message, accent, "int_type")
-        total += len(kana)
+        question = item.get("is_interrogative") is True
+        phrase = PhraseReading.of_morae(
+            morae, accent, question, isinstance(item.get("pause_mora"), dict)
+        )
+        total += len(phrase.kana)
         if total > max_morae:
             raise bad_field("accent_phrases", f"more than {max_morae} morae", None, "too_long")
-        phrases.append(PhraseReading(tuple(kana), accent))
+        phrases.append(phrase)
     return tuple(phrases)
 
 
@@ -196,11 +138,10 @@ def _mora_text(mora: Any, where: str) -> str:
     text = mora.get("text") if isinstance(mora, dict) else None
     if not isinstance(text, str) or not text:
         raise bad_field(f"{where}.text", "Input should be a valid string", text, "string_type")
-    folded = fold_punctuation(text)
-    return folded if folded in MARKS else text
+    return text
 
 
-def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> SynthesisRequest:
+def read_query(body: Any, max_morae: int, defaults: SpeechSettings) -> SynthesisRequest:
     """An AudioQuery as sent to ``/synthesis`` (422 naming the first bad field). A field left
     out or null takes the server's default (``defaults``: its ``--speed-scale``,
     ``--intonation-scale`` and ``--tempo-dynamics-scale``), as a new query would have held it."""
@@ -210,8 +151,7 @@ def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> Synthesi
     kana = body.get("kana")
     if kana is not None and not isinstance(kana, str):
         raise bad_field("kana", "Input should be a valid string", kana, "string_type")
-    reading = _reading(kana, phrases)
-    speed = _knob(body, SPEED, defaults.length_scale)
+    reading = TextWithReading.of_query(kana, phrases)
     pause = body.get("pauseLength")
     rate = body.get("outputSamplingRate")
     if rate is not None and (
@@ -222,11 +162,10 @@ def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> Synthesi
     stereo = body.get("outputStereo", False)
     if not isinstance(stereo, bool):
         raise bad_field("outputStereo", "Input should be a valid boolean", stereo, "bool_type")
-    return SynthesisRequest(
-        reading=reading,
-        speed=speed,
-        intonation=_knob(body, INTONATION, defaults.style_weight),
-        tempo=_knob(body, TEMPO_DYNAMICS, defaults.sdp_ratio),
+    settings = SpeechSettings(
+        speed=_knob(body, SPEED, defaults.speed),
+        intonation=_knob(body, INTONATION, defaults.intonation),
+        tempo=_knob(body, TEMPO_DYNAMICS, defaults.tempo),
         pitch=number(body, "pitchScale", -0.5, 0.5, 0.0),
         volume=number(body, "volumeScale", 0.0, 20.0, 1.0),
         pre_seconds=number(body, "prePhonemeLength", 0.0, 10.0, DEFAULT_SILENCE_SECONDS),
@@ -235,14 +174,15 @@ def read_query(body: Any, max_morae: int, defaults: SynthesisParams) -> Synthesi
         pause_scale=number(body, "pauseLengthScale", 0.0, 10.0, 1.0),
         sample_rate=rate,
         stereo=stereo,
-        noise_scale=_optional(body, NOISE),
-        noise_scale_w=_optional(body, NOISE_W),
+        noise=_optional(body, NOISE),
+        noise_w=_optional(body, NOISE_W),
     )
+    return SynthesisRequest(reading, settings)
 
 
-def _knob(body: dict[str, Any], knob: Knob, default_param: float) -> float:
-    """The knob's field, or (left out) the server's default on the knob's scale."""
-    return number(body, knob.api_field, knob.low, knob.high, knob.from_param(default_param))
+def _knob(body: dict[str, Any], knob: Knob, default: float | None) -> float:
+    """The knob's field, or (left out) the server's default."""
+    return number(body, knob.api_field, knob.low, knob.high, default)
 
 
 def _optional(body: dict[str, Any], knob: Knob) -> float | None:
@@ -252,15 +192,3 @@ def _optional(body: dict[str, Any], knob: Knob) -> float | None:
         if body.get(knob.api_field) is None
         else number(body, knob.api_field, knob.low, knob.high)
     )
-
-
-def _reading(kana: str | None, phrases: tuple[PhraseReading, ...]) -> TextWithReading:
-    """The text the query speaks: ``kana`` as written, unless it is empty or VOICEVOX's
-    AquesTalk-like notation (then the morae are the text)."""
-    if not kana or not kana.strip():
-        return TextWithReading.from_phrases(phrases)
-    try:
-        parse_aquestalk(kana)
-    except AquesTalkError:
-        return TextWithReading(kana, phrases)
-    return TextWithReading.from_phrases(phrases)

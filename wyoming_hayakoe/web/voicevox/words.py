@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...service import DictionaryEditError, Entry, validate
+from ...service import DictionaryEditError, Entry, dictionary
 
 WORD_NAMESPACE = uuid.uuid5(
     uuid.NAMESPACE_URL, "https://github.com/wyoming-hayakoe/wyoming-hayakoe#user_dict"
@@ -105,7 +105,7 @@ def _entry(surfaces: list[Any], readings: list[Any], accents: list[Any]) -> Entr
     accent = accents[0]
     if isinstance(accent, bool) or not isinstance(accent, (int, str)):
         raise DictionaryEditError(f"the accent {accent!r} is not a whole number")
-    return validate("".join(surfaces), "".join(readings), str(accent))
+    return dictionary.validate("".join(surfaces), "".join(readings), str(accent))
 
 
 def _check_priority(value: Any) -> None:

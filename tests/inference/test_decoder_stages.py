@@ -15,7 +15,7 @@ from tools.server_process import TINY_VOICE_DIR, TINY_VOICE_ROOT
 from wyoming_hayakoe.compiling.graphs.synthesizer_split import split_synthesizer
 from wyoming_hayakoe.engine.engine import Engine
 from wyoming_hayakoe.inference.decoder import Decoder, Stage
-from wyoming_hayakoe.inference.streaming import warm_up
+from wyoming_hayakoe.inference.warm_up import warm_up
 from wyoming_hayakoe.pacing.fixed import FixedWindows
 from wyoming_hayakoe.pacing.margins import HELD_WINDOW_FRAMES, SPEED_MARGIN
 from wyoming_hayakoe.pacing.windows import DecodeSpeed, busy_seconds
@@ -111,7 +111,8 @@ def test_scheduled_decoding_holds_back_or_streams_and_stays_exact(
 ) -> None:
     """Assumed far below, at and far above this machine's speed: the held-back and the
     streamed paths both stitch to the whole decoder's audio."""
-    from wyoming_hayakoe.inference.streaming import decode_scheduled
+    from decoder_model import decode_scheduled
+
     from wyoming_hayakoe.pacing.scheduler import Scheduler
     from wyoming_hayakoe.pacing.windows import DecodeSpeed
 

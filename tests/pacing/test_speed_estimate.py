@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, stage_timed_decoder
+from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, decode_scheduled, stage_timed_decoder
 
-from wyoming_hayakoe.inference.streaming import decode_scheduled, warm_up
+from wyoming_hayakoe.inference.warm_up import warm_up
 from wyoming_hayakoe.pacing.margins import SPEED_MARGIN, STEADY_RANGE
 from wyoming_hayakoe.pacing.scheduler import Scheduler
 from wyoming_hayakoe.pacing.windows import DecodeSpeed

@@ -11,9 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, TimedDecoder
+from decoder_model import FRAME_S, SAMPLE_RATE, FakeClock, TimedDecoder, decode_scheduled
 
-from wyoming_hayakoe.inference.streaming import decode_scheduled
 from wyoming_hayakoe.pacing.margins import MAX_WINDOW_FRAMES, SPEED_MARGIN
 from wyoming_hayakoe.pacing.scheduler import Pacing, PlaybackClock, Scheduler
 from wyoming_hayakoe.pacing.windows import DecodeSpeed

@@ -10,13 +10,16 @@ exactness is tested on the real stage-wise decoder in test_decoder_stages.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from wyoming_hayakoe.inference.decoder import decode_steps
 from wyoming_hayakoe.pacing.margins import WINDOW_OVERHEAD_S
+from wyoming_hayakoe.pacing.scheduler import Scheduler
+from wyoming_hayakoe.pacing.sentence import SentenceDecode
 
 SAMPLE_RATE = 44100
 HOP = 512
@@ -133,3 +136,14 @@ def stage_timed_decoder(clock: FakeClock, speed: float) -> Any:
             Stage(session, stage.signal_input, None, stage.rate, stage.before, stage.after)
         )  # type: ignore[arg-type]
     return Decoder(stages, "z", "g", HOP, REACH, cut_cost(plain, weights), costs)
+
+
+def decode_scheduled(
+    decoder: Any, latent: np.ndarray, condition: np.ndarray, sample_rate: int, scheduler: Scheduler
+) -> Iterator[np.ndarray | None]:
+    """One sentence decoded in the windows its schedule sizes as they come due, one window
+    per step, as the render loop decodes it (engine/rendering.py): the audio to send after
+    each, None while it is held back."""
+    schedule = SentenceDecode(scheduler, decoder, latent.shape[2], sample_rate)
+    yield from decode_steps(decoder.stream(latent, condition), schedule, scheduler.now)
+    scheduler.decoded.append(schedule.windows)

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from decoder_model import SAMPLE_RATE, FakeClock, TimedDecoder
+from decoder_model import SAMPLE_RATE, FakeClock, TimedDecoder, decode_scheduled
 
-from wyoming_hayakoe.inference.streaming import decode_scheduled
 from wyoming_hayakoe.pacing.scheduler import PlaybackClock, Scheduler
 from wyoming_hayakoe.pacing.turns import Demand, TurnOrder
 from wyoming_hayakoe.pacing.windows import DecodeSpeed

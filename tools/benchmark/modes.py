@@ -59,11 +59,14 @@ def several_clients(args: argparse.Namespace, root: Path, voice: str, threads: i
         several.run_modes(servers[0], args.rounds, res)
         servers.pop().stop()
         if args.baseline is not None:
-            # Both fresh, so that their memory is that of one client's requests alone.
+            # Both fresh, so that their memory is that of one client's requests alone; both
+            # on the reference decoder: a server's compile child gives way to its own
+            # requests only, so one making its fast decoder slowed the other's requests.
             cache = ("--cache-dir", str(work / "baseline-cache"))
-            servers.append(Server(root, voice, threads, logs / "ours-alone.log", extra))
+            alone = (*extra, "--decoder", "reference")
+            servers.append(Server(root, voice, threads, logs / "ours-alone.log", alone))
             servers.append(
-                Server(root, voice, threads, logs / "baseline.log", (*extra, *cache), args.baseline)
+                Server(root, voice, threads, logs / "baseline.log", (*alone, *cache), args.baseline)
             )
             for server in servers:
                 server.wait_ready()

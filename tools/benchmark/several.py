@@ -7,7 +7,8 @@ Modes, each over ``--rounds`` rounds with the audio cache off (so every round sy
 * 8 different: eight at once;
 * 4 identical: four clients send the same announcement at the same moment;
 * with ``--baseline TREE``: one client at a time against this tree's server and the other
-  tree's, side by side in the same run (first sound, total, memory).
+  tree's, side by side in the same run (first sound, total, memory), both fresh and on the
+  reference decoder (no compile child beside either).
 
 Every client plays each chunk as it arrives (listening.py): its first sound, its longest
 silence once playing (and of those, the longest inside speech and the longest in a pause

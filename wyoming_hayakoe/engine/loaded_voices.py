@@ -13,7 +13,7 @@ import numpy as np
 
 from ..compiling.compiled import DecoderChoice, keep
 from ..inference.calibration import Calibration, gain_file, gain_of
-from ..inference.streaming import warm_up
+from ..inference.warm_up import warm_up
 from ..pacing.windows import DecodeSpeed
 from ..runtime.sessions import RuntimeSettings, release_freed_heap
 from ..voices.config import VoiceConfig

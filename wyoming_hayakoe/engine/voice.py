@@ -27,8 +27,7 @@ from ..inference.calibration import Calibration
 from ..inference.decoder import Decoder
 from ..inference.inputs import InputNames
 from ..inference.params import SynthesisParams
-from ..inference.synthesizer import sentence_audio, synthesis_steps, synthesizer_inputs
-from ..pacing.scheduler import Scheduler
+from ..inference.synthesizer import encode, sentence_audio, synthesizer_inputs
 from ..runtime.sessions import RuntimeSettings
 from ..text.frontend import Phonemes
 from ..voices.config import VoiceConfig
@@ -165,19 +164,19 @@ class Voice:
         values = synthesizer_inputs(phonemes, bert, style_vector, params)
         yield from sentence_audio(self.synthesizer, self.inputs, self.decoder, values, early)
 
-    def synthesis_steps(
+    def encode(
         self,
         phonemes: Phonemes,
         bert: np.ndarray,
         style_vector: np.ndarray,
         params: SynthesisParams,
-        scheduler: Scheduler,
-    ) -> Iterator[np.ndarray | None]:
-        """One sentence in the steps a caller can interleave (see synthesizer.py)."""
-        values = synthesizer_inputs(phonemes, bert, style_vector, params)
-        yield from synthesis_steps(
-            self.synthesizer, self.inputs, self.decoder, values, self.sample_rate, scheduler
-        )
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """One sentence through the text encoder: the latent and speaker condition its
+        decoder takes; a synthesizer that is not split gives the whole audio."""
+        return encode(
+            self.synthesizer, self.inputs, self.decoder,
+            synthesizer_inputs(phonemes, bert, style_vector, params),
+        )  # fmt: skip
 
     def predict_durations(
         self,

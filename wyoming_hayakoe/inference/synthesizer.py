@@ -2,8 +2,8 @@
 
 The one place that builds a sentence's synthesizer inputs, and the one place that knows how a
 synthesizer is run: whole, or its front and then its decoder window by window. Requests
-(through Voice.synthesis_steps), the loudness calibration and the self-check all synthesize
-through it.
+(through Voice.encode, then the render loop's decoder windows), the loudness calibration and
+the self-check all synthesize through it.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import onnxruntime as ort
 
-from ..pacing.scheduler import Scheduler
 from ..text.frontend import Phonemes
 from .decoder import Decoder
 from .inputs import InputNames
 from .params import SynthesisParams
-from .streaming import decode_scheduled
 
 Feeds = dict[str, np.ndarray]
 """One sentence's synthesizer inputs, by our names (see inputs.py)."""
@@ -89,22 +87,3 @@ def sentence_audio(
         yield np.asarray(encoded)
         return
     yield from decoder.growing(*encoded, early)
-
-
-def synthesis_steps(
-    session: ort.InferenceSession,
-    inputs: InputNames,
-    decoder: Decoder | None,
-    values: Mapping[str, np.ndarray],
-    sample_rate: int,
-    scheduler: Scheduler,
-) -> Iterator[np.ndarray | None]:
-    """One sentence, one step per unit of work: the text encoder (nothing to send yet), then
-    each decoder window the ``scheduler`` plans (its audio to send, or None while held back).
-    A synthesizer that is not split gives its whole audio in one step."""
-    encoded = encode(session, inputs, decoder, values)
-    if decoder is None or isinstance(encoded, np.ndarray):
-        yield np.asarray(encoded)
-        return
-    yield None
-    yield from decode_scheduled(decoder, *encoded, sample_rate, scheduler)

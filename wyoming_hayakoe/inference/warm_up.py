@@ -1,19 +1,16 @@
-"""Decoding one sentence's latent in the windows its schedule sizes as they come due
-(pacing/sentence.py), and timing the decoder when a voice loads."""
+"""Timing the decoder when a voice loads, so the first request's windows are sized on this
+machine's speed (a request's windows: pacing/sentence.py sizes them, the render loop in
+engine/rendering.py decodes them)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
-
-import numpy as np
+from collections.abc import Callable
 
 from ..pacing.margins import HELD_WINDOW_FRAMES
-from ..pacing.scheduler import Scheduler
-from ..pacing.sentence import SentenceDecode
 from ..pacing.windows import DecodeSpeed, busy_seconds
-from .decoder import Decoder, decode_steps
+from .decoder import Decoder
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -40,19 +37,3 @@ def warm_up(
     seconds = HELD_WINDOW_FRAMES * decoder.hop / sample_rate
     speed.observe(seconds, took)
     _LOGGER.debug("Decoder warmed up: %.2fx real time", seconds / max(took, 1e-6))
-
-
-def decode_scheduled(
-    decoder: Decoder,
-    latent: np.ndarray,
-    condition: np.ndarray,
-    sample_rate: int,
-    scheduler: Scheduler,
-) -> Iterator[np.ndarray | None]:
-    """``latent`` decoded in the windows the scheduler plans, one window per step: the audio
-    to send after each (None while it is held back), gap-free if it can be."""
-    sentence = SentenceDecode(scheduler, decoder, latent.shape[2], sample_rate)
-    try:
-        yield from decode_steps(decoder.stream(latent, condition), sentence, scheduler.now)
-    finally:
-        scheduler.decoded.append(sentence.windows)

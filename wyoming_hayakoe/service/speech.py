@@ -75,7 +75,7 @@ class Speech:
             await on_audio(await self._workers.files(_finish_piece, finisher, piece.pcm))
 
         await self._synthesis(finished)
-        await on_audio(finisher.channels_of(finisher.end()))
+        await on_audio(await self._workers.files(_finish_end, finisher))
 
     async def whole(self) -> bytes:
         """All of the audio, finished."""
@@ -95,6 +95,10 @@ class Speech:
 
 def _finish_piece(finisher: Finisher, pcm: bytes) -> bytes:
     return finisher.channels_of(finisher.piece(pcm))
+
+
+def _finish_end(finisher: Finisher) -> bytes:
+    return finisher.channels_of(finisher.end())
 
 
 def _finish_whole(finisher: Finisher, pieces: list[bytes]) -> bytes:
